@@ -1,0 +1,39 @@
+# Every target sets up .venv from requirements.lock first (once, and again when the lock changes).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve build test update-outputs bench lock clean
+
+serve: $(INSTALLED)
+	$(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: $(INSTALLED)
+	$(BIN)/python -m mkdocs build --strict --site-dir site
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest
+
+# Re-record every example's expected output (snippets/**/*.out) after a deliberate change.
+update-outputs: $(INSTALLED)
+	$(BIN)/python -m fieldnotes.record
+
+# Regenerate requirements.lock from pyproject.toml in a scratch environment.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --upgrade pip
+	.lock-venv/bin/python -m pip install --quiet .
+	.lock-venv/bin/python -m pip freeze --exclude autograd-field-notes > requirements.lock
+	rm -rf .lock-venv
+
+$(INSTALLED): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+clean:
+	rm -rf site .cache

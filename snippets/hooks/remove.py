@@ -1,0 +1,9 @@
+import torch
+
+a = torch.tensor(2.0, requires_grad=True)
+handle = a.register_hook(lambda grad: print("hook saw", grad))
+
+(a * 3).backward()
+handle.remove()
+(a * 3).backward()   # the hook is gone: nothing printed
+print("a.grad:", a.grad)
