@@ -60,10 +60,14 @@ def start_server() -> None:
     forkserver.ensure_running()
 
 
-def run_snippet(root: Path, snippet: str, timeout: float) -> Run:
-    """Run `root/snippet` (a path relative to root, e.g. "snippets/leaves/seed.py") in isolation."""
+def run_snippet(root: Path, snippet: str, timeout: float, then: str | None = None) -> Run:
+    """Run `root/snippet` (a path relative to root, e.g. "snippets/leaves/seed.py") in isolation.
+
+    `then`, if given, is Python code run afterwards in the snippet's namespace, in the same process
+    (to inspect the tensors the snippet made, e.g. to draw their graph); its prints are captured too.
+    """
     with tempfile.NamedTemporaryFile(prefix="snippet-output-") as capture:
-        process = _server.Process(target=_child, args=(str(root), snippet, capture.name))
+        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then))
         with _reaping:
             process.start()
         finished = multiprocessing.connection.wait([process.sentinel], timeout)
@@ -83,7 +87,7 @@ def _read(path: str) -> str:
     return Path(path).read_bytes().decode(errors="replace")
 
 
-def _child(root: str, snippet: str, capture_path: str) -> None:
+def _child(root: str, snippet: str, capture_path: str, then: str | None) -> None:
     os.chdir(root)
     capture_fd = os.open(capture_path, os.O_WRONLY | os.O_APPEND)
     for fd in (1, 2):
@@ -94,7 +98,9 @@ def _child(root: str, snippet: str, capture_path: str) -> None:
     sys.path.insert(0, str(Path(root, snippet).parent))
     sys.argv = [snippet]
     try:
-        runpy.run_path(snippet, run_name="__main__")
+        namespace = runpy.run_path(snippet, run_name="__main__")
+        if then:
+            exec(compile(then, "<then>", "exec"), namespace)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
         os._exit(code)
