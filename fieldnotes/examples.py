@@ -16,7 +16,7 @@ from pathlib import Path
 from fieldnotes.runner import Run
 
 SNIPPETS_DIR = "snippets"
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 20.0
 RECORD_COMMAND = "make update-outputs"
 
 

@@ -61,6 +61,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         }
         pool.shutdown(wait=False)
 
+    def on_serve(self, server, *, config, builder):
+        # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.
+        server.watch(str(self.root / SNIPPETS_DIR))
+        return server
+
     def on_page_markdown(self, markdown, *, page, config, files):
         self.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         self.page_markdown = markdown
@@ -86,7 +91,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if example is None:
             log.warning(
                 f"{self.page_path}: an executed python block holds code that is not a snippet file. "
-                f'Put it in {self.root.name}/snippets/ and include it with --8<-- "snippets/NAME.py".'
+                f'Put it in {SNIPPETS_DIR}/NAME.py and write the block as --8<-- "NAME.py".'
             )
             return ""
         where = f"{self.page_path}:{self._line_of(example.snippet)}"

@@ -1,0 +1,105 @@
+"""Broken input must fail the strict build, with a message that names the file and says what to do."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Project, block
+
+SEED = "import torch\n\na = torch.tensor(2.0, requires_grad=True)\nb = a * 3\nb.sum().backward()\nprint(a.grad)\n"
+
+
+@pytest.fixture(scope="module")
+def broken_build(tmp_path_factory):
+    """One build of a project where every example is broken in a different way (strict reports all)."""
+    project = Project(tmp_path_factory.mktemp("broken"))
+    project.snippet("good.py", SEED, recorded="tensor(3.)\n")
+    project.snippet("drifted.py", SEED.replace("a * 3", "a * 4"), recorded="tensor(3.)\n")
+    project.snippet("raises.py", "import torch\n\ntorch.ones(2) @ torch.ones(3)\n", recorded="")
+    project.snippet("syntax.py", "print('unclosed'\n", recorded="")
+    project.snippet("unrecorded.py", "print('new example')\n")
+    project.snippet("hangs.py", "import time\n\nprint('started', flush=True)\ntime.sleep(600)\n", recorded="")
+    project.page(
+        "index.md",
+        "# Broken\n\n"
+        + "".join(block(s) + "\n" for s in ["good.py", "drifted.py", "raises.py", "syntax.py", "unrecorded.py", "hangs.py"])
+        + 'It prints `tensor(4.)`{ data-out="good.py" }.\n\n'
+        + '```python exec="on"\nprint("inline code")\n```\n',
+    )
+    project.set_option("fieldnotes", timeout=3)
+    return project.build(timeout=300)
+
+
+def test_broken_build_fails(broken_build):
+    assert broken_build.returncode != 0
+    assert "Aborted with 7 warnings in strict mode!" in broken_build.stdout + broken_build.stderr
+
+
+def test_drift_shows_a_unified_diff_naming_page_and_snippet(broken_build):
+    log = broken_build.stderr
+    assert "docs/index.md:8: snippets/drifted.py printed something other than its recorded output." in log
+    assert "--- snippets/drifted.out (recorded)" in log
+    assert "-tensor(3.)" in log and "+tensor(4.)" in log
+    assert "re-record it with: make update-outputs" in log
+
+
+def test_raising_snippet_is_named_with_its_error(broken_build):
+    log = broken_build.stderr
+    assert "snippets/raises.py raised an exception (exit code 1); its recorded output shows none." in log
+    assert 'File "snippets/raises.py", line 3, in <module>' in log
+    assert "RuntimeError: size mismatch" in log or "RuntimeError: inconsistent tensor size" in log
+
+
+def test_syntax_error_is_named(broken_build):
+    log = broken_build.stderr
+    assert "snippets/syntax.py raised an exception" in log
+    assert 'File "snippets/syntax.py", line 1' in log and "SyntaxError" in log
+
+
+def test_missing_recorded_output_says_how_to_record(broken_build):
+    log = broken_build.stderr
+    assert "snippets/unrecorded.py has no recorded output (snippets/unrecorded.out is missing)." in log
+    assert "new example" in log
+
+
+def test_hanging_snippet_is_killed_after_the_timeout(broken_build):
+    log = broken_build.stderr
+    assert "snippets/hangs.py did not finish within 3 s and was killed" in log
+    assert "started" in log
+
+
+def test_false_claim_is_named(broken_build):
+    assert "the page claims snippets/good.py prints `tensor(4.)`, but its recorded output" in broken_build.stderr
+
+
+def test_inline_code_is_refused(broken_build):
+    assert "an executed python block holds code that is not a snippet file" in broken_build.stderr
+
+
+def test_missing_include_fails_naming_the_file(project):
+    project.page("index.md", "# Missing\n\n" + block("gone.py"))
+    result = project.build()
+    assert result.returncode != 0
+    assert "gone.py" in result.stderr and "could not be found" in result.stderr
+
+
+def test_good_project_builds(project):
+    """The fixture itself is sound: without the broken parts, the same kind of project builds."""
+    project.snippet("good.py", SEED, recorded="tensor(3.)\n")
+    project.page("index.md", "# Good\n\n" + block("good.py") + '\nIt prints `tensor(3.)`{ data-out="good.py" }.\n')
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    assert "tensor(3.)" in (project.path / "site" / "index.html").read_text()
+
+
+def test_old_torch_stops_the_build_at_once(project, tmp_path_factory):
+    """A torch older than the pin stops the build before any page, saying what to install."""
+    fake = tmp_path_factory.mktemp("old-torch")
+    (fake / "torch-2.0.0.dist-info").mkdir()
+    (fake / "torch-2.0.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.0.0\n")
+    project.page("index.md", "# Page\n")
+    result = project.build(env={"PYTHONPATH": str(fake)})
+    assert result.returncode != 0
+    assert "torch 2.0.0 is installed but the examples are recorded with torch 2.13.0" in result.stderr
+    assert "pip install torch==2.13.0" in result.stderr
+    assert "Traceback" not in result.stderr
