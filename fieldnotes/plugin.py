@@ -11,19 +11,24 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import platform
+import posixpath
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import markdown_exec
+import nbformat
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
 from fieldnotes import runner
+from fieldnotes.page_notebook import page_notebook, snippets_of
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 
 log = get_plugin_logger("fieldnotes")
@@ -31,6 +36,9 @@ log = get_plugin_logger("fieldnotes")
 # `text`{ data-out="leaves/x.py" } in a page: a claim that snippets/leaves/x.py's recorded output
 # contains text.
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
+
+
+_FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
 
 
 class FieldNotesConfig(Config):
@@ -61,6 +69,20 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         }
         pool.shutdown(wait=False)
 
+    def on_files(self, files, *, config):
+        # Readers can download every snippet file, and each page's examples as one notebook.
+        self.notebooks: dict[str, str] = {}
+        for example in find_examples(self.root):
+            files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
+        for page in [f for f in files.documentation_pages()]:
+            markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
+            if snippets_of(markdown):
+                notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
+                notebook = page_notebook(markdown, self.root, page.src_uri)
+                files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
+                self.notebooks[page.src_uri] = notebook_uri
+        return files
+
     def on_serve(self, server, *, config, builder):
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.
         server.watch(str(self.root / SNIPPETS_DIR))
@@ -69,6 +91,16 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_page_markdown(self, markdown, *, page, config, files):
         self.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         self.page_markdown = markdown
+        notebook = self.notebooks.get(page.file.src_uri)
+        if notebook:
+            link = posixpath.relpath(notebook, posixpath.dirname(page.file.src_uri) or ".")
+            markdown = re.sub(
+                r"^(# .*)$",
+                rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link}){{ .download-notebook download }}",
+                markdown,
+                count=1,
+                flags=re.MULTILINE,
+            )
         return markdown
 
     def on_page_content(self, html_text, *, page, config, files):
@@ -81,7 +113,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                     f"{self.page_path}: the page claims {example.snippet} prints `{text}`, "
                     f"but its recorded output {example.recorded_path} does not contain it."
                 )
-        return html_text
+        # Each executed block's title names its snippet file: make it the download link of that file.
+        return _FILENAME.sub(
+            lambda m: f'<span class="filename"><a href="{get_relative_url(m[1], page.url)}" download>{m[1]}</a></span>',
+            html_text,
+        )
 
     def _format(self, source, language, css_class, options, md, **kwargs):
         return markdown_exec.base_format(language="python", run=self._run_block, code=source, md=md, **options)
