@@ -44,12 +44,17 @@ _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</spa
 class FieldNotesConfig(Config):
     timeout = config_options.Type((int, float), default=DEFAULT_TIMEOUT)
     """Seconds an example may run before it is killed and the build fails."""
+    execute = config_options.Type(bool, default=True)
+    """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
         _require_pinned_torch()
-        runner.start_server()
+        if self.config.execute:
+            runner.start_server()
+        else:
+            log.warning("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         self.root = Path(config.config_file_path).parent
         config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
@@ -63,6 +68,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         # Start every example now, two at a time per core, so they run while pages are read.
         examples = find_examples(self.root)
         self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
+        if not self.config.execute:
+            return
         pool = ThreadPoolExecutor(max_workers=4)
         self.runs: dict[str, Future] = {
             e.snippet: pool.submit(runner.run_snippet, self.root, e.snippet, self.config.timeout) for e in examples
@@ -130,6 +137,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                 f'Put it in {SNIPPETS_DIR}/NAME.py and write the block as --8<-- "NAME.py".'
             )
             return ""
+        if not self.config.execute:
+            return example.recorded() or ""
         where = f"{self.page_path}:{self._line_of(example.snippet)}"
         try:
             run = self.runs[example.snippet].result()
