@@ -20,6 +20,10 @@ test: $(INSTALLED)
 update-outputs: $(INSTALLED)
 	$(BIN)/python -m fieldnotes.record
 
+# Build and page costs as ratios to baselines measured in the same run (not part of `make test`).
+bench: $(INSTALLED)
+	$(BIN)/python bench/bench.py
+
 # Regenerate requirements.lock from pyproject.toml in a scratch environment.
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv

@@ -1,0 +1,200 @@
+"""`make bench`: what the build and the pages cost, as ratios against baselines measured in the same run.
+
+The machines are shared and noisy, so every time is the median of several runs, and every target is a
+ratio to a floor measured right beside it, never an absolute number:
+
+- floor = `python -c "import torch"` + the same site built with example execution switched off
+  (FIELDNOTES_EXECUTE=false: no snippet or notebook is run, pages show the recorded outputs);
+- cold build (caches emptied) / floor; warm rebuild (nothing changed) / execution-off build;
+- live reload of a one-line prose edit under `mkdocs serve` / the same with execution off;
+- per page: HTML bytes raw and gzipped, and everything a first visit loads;
+- the build's peak memory, the test suite's wall time, and set-up from an empty virtualenv.
+
+Run from the project root: `python bench/bench.py [--runs N] [--quick]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHES = [ROOT / ".cache"]
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+NO_EXEC = {"FIELDNOTES_EXECUTE": "false"}
+TARGETS = {"cold": 1.5, "warm": 1.2, "reload": 1.5}
+PAGE_LIMIT = 100_000
+
+
+def run(cmd: list[str], *, env: dict | None = None, cwd: Path = ROOT) -> tuple[float, int]:
+    """Wall seconds and peak RSS (bytes, summed over the whole process tree) of one command."""
+    start = time.perf_counter()
+    proc = psutil.Popen(cmd, cwd=cwd, env={**ENV, **(env or {})}, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            peak = max(peak, sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]))
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - start
+    if proc.returncode:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read()}")
+    return elapsed, peak
+
+
+def build(site: Path, *, env: dict | None = None, cold: bool = False) -> tuple[float, int]:
+    if cold:
+        for cache in CACHES:
+            shutil.rmtree(cache, ignore_errors=True)
+    return run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)], env=env)
+
+
+def median_of(runs: int, measure) -> float:
+    return statistics.median(measure()[0] for _ in range(runs))
+
+
+def live_reload_seconds(runs: int, env: dict | None = None) -> float:
+    """Seconds from saving a one-line prose edit to the end of the rebuild `mkdocs serve` does."""
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "project"
+        shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(".venv", ".git", "site", ".cache", "test-artifacts"))
+        page = project / "docs" / "retain-grad.md"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        log_path = Path(tmp) / "serve.log"
+        with open(log_path, "w") as log:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                cwd=project, env={**ENV, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+            )
+        try:
+            def built_count() -> int:
+                return log_path.read_text().count("Documentation built in")
+
+            _wait(lambda: built_count() >= 1, "the first build", log_path)
+            times = []
+            for n in range(runs):
+                before = built_count()
+                start = time.perf_counter()
+                page.write_text(page.read_text() + f"\nEdited prose line {n}.\n")
+                _wait(lambda: built_count() > before, "the rebuild", log_path)
+                times.append(time.perf_counter() - start)
+            return statistics.median(times)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def _wait(predicate, what: str, log_path: Path, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            sys.exit(f"timed out waiting for {what}:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.05)
+
+
+class _Assets(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and attrs.get("rel") in ("stylesheet", "icon", "preload") and attrs.get("href"):
+            self.urls.append(attrs["href"])
+        elif tag in ("script", "img") and attrs.get("src"):
+            self.urls.append(attrs["src"])
+
+
+def page_weights(site: Path) -> list[tuple[str, int, int, int, int]]:
+    """Per page: HTML raw and gzip bytes, first-visit total raw and gzip (HTML + its CSS, JS, images)."""
+    rows = []
+    for html_file in sorted(site.rglob("index.html")):
+        if html_file.parent.name in ("404",):
+            continue
+        text = html_file.read_bytes()
+        parser = _Assets()
+        parser.feed(text.decode())
+        total, total_gz = len(text), len(gzip.compress(text))
+        for url in dict.fromkeys(parser.urls):
+            if re.match(r"^(https?:|data:|//)", url):
+                continue
+            asset = (html_file.parent / url.split("?")[0].split("#")[0]).resolve()
+            if asset.is_file():
+                data = asset.read_bytes()
+                total += len(data)
+                total_gz += len(gzip.compress(data))
+        name = html_file.parent.relative_to(site).as_posix()
+        rows.append((name if name != "." else "(home)", len(text), len(gzip.compress(text)), total, total_gz))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
+    parser.add_argument("--quick", action="store_true", help="skip the test suite and the set-up timing")
+    args = parser.parse_args()
+    n = args.runs
+    print(f"bench: medians of {n} runs, {os.cpu_count()} cores, torch/Python as installed in {sys.prefix}\n")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        import_torch = median_of(n, lambda: run([sys.executable, "-c", "import torch"]))
+        no_exec = median_of(n, lambda: build(site, env=NO_EXEC))
+        floor = import_torch + no_exec
+        cold_runs = [build(site, cold=True) for _ in range(n)]
+        cold = statistics.median(t for t, _ in cold_runs)
+        peak_rss = max(rss for _, rss in cold_runs)
+        warm = median_of(n, lambda: build(site))
+        reload_exec = live_reload_seconds(n)
+        reload_floor = live_reload_seconds(n, env=NO_EXEC)
+        weights = page_weights(site)
+
+    print(f"{'import torch':44} {import_torch:7.2f} s")
+    print(f"{'build, execution off':44} {no_exec:7.2f} s")
+    print(f"{'floor = import torch + build execution off':44} {floor:7.2f} s\n")
+    ratios = {"cold": cold / floor, "warm": warm / no_exec, "reload": reload_exec / reload_floor}
+    print(f"{'cold full build':44} {cold:7.2f} s   / floor            = {ratios['cold']:.2f}  (target <= {TARGETS['cold']})")
+    print(f"{'warm rebuild, nothing changed':44} {warm:7.2f} s   / execution off    = {ratios['warm']:.2f}  (target <= {TARGETS['warm']})")
+    print(f"{'live reload after a prose edit (serve)':44} {reload_exec:7.2f} s   / same, exec. off  = {ratios['reload']:.2f}  (target <= {TARGETS['reload']})"
+          f"   [exec. off: {reload_floor:.2f} s]")
+    print(f"{'peak memory of the cold build (RSS, tree)':44} {peak_rss / 2**20:7.0f} MiB\n")
+
+    print(f"{'page':40} {'HTML':>9} {'gzip':>8} {'1st visit':>10} {'gzip':>8}")
+    for name, raw, gz, total, total_gz in weights:
+        flag = "" if raw <= PAGE_LIMIT else f"   over {PAGE_LIMIT // 1000} KB"
+        print(f"{name:40} {raw:9,} {gz:8,} {total:10,} {total_gz:8,}{flag}")
+    print()
+
+    if not args.quick:
+        with tempfile.TemporaryDirectory() as tmp:
+            venv = Path(tmp) / "venv"
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+            subprocess.run([*pip, "-r", str(ROOT / "requirements.lock")], check=True)
+            subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True)
+            setup = time.perf_counter() - start
+        tests, _ = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        print(f"{'set-up from an empty virtualenv':44} {setup:7.1f} s   (target <= 300 s; pip's cache as on this machine)")
+        print(f"{'test suite (make test) wall time':44} {tests:7.1f} s   (target <= 300 s)")
+
+
+if __name__ == "__main__":
+    main()
