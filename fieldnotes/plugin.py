@@ -27,7 +27,7 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import runner
+from fieldnotes import cache, runner
 from fieldnotes.page_notebook import page_notebook, snippets_of
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 
@@ -46,15 +46,20 @@ class FieldNotesConfig(Config):
     """Seconds an example may run before it is killed and the build fails."""
     execute = config_options.Type(bool, default=True)
     """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
+    cache = config_options.Type(bool, default=True)
+    """Reuse an earlier run's output when the snippet and the environment are unchanged (see cache.py)."""
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
         _require_pinned_torch()
-        if self.config.execute:
-            runner.start_server()
-        else:
+        if not self.config.execute:
             log.warning("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
+        # mkdocs-jupyter's cache key covers the notebook and its settings, not what is installed:
+        # give each environment its own cache, so a torch upgrade re-executes the notebook.
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None:
+            jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{cache.environment_fingerprint()[:16]}"
         self.root = Path(config.config_file_path).parent
         config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
@@ -71,10 +76,22 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if not self.config.execute:
             return
         pool = ThreadPoolExecutor(max_workers=4)
-        self.runs: dict[str, Future] = {
-            e.snippet: pool.submit(runner.run_snippet, self.root, e.snippet, self.config.timeout) for e in examples
-        }
+        self.runs: dict[str, Future] = {}
+        for example in examples:
+            cached = cache.load(example) if self.config.cache else None
+            if cached is None:
+                runner.start_server()  # idempotent; imports torch once, only if something must run
+                self.runs[example.snippet] = pool.submit(self._run, example)
+            else:
+                self.runs[example.snippet] = Future()
+                self.runs[example.snippet].set_result(cached)
         pool.shutdown(wait=False)
+
+    def _run(self, example: Example) -> runner.Run:
+        run = runner.run_snippet(self.root, example.snippet, self.config.timeout)
+        if self.config.cache:
+            cache.store(example, run)
+        return run
 
     def on_files(self, files, *, config):
         # Readers can download every snippet file, and each page's examples as one notebook.

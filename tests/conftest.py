@@ -51,6 +51,7 @@ class Project:
         self.config["plugins"] = [
             p for p in self.config["plugins"] if _plugin_name(p) in ("search", "markdown-exec", "fieldnotes")
         ]
+        self.config.pop("hooks", None)  # they serve the notebook page
         self.pages: list[str] = []
 
     def page(self, name: str, text: str) -> None:

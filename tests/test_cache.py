@@ -1,0 +1,60 @@
+"""The output cache never shows a stale output: anything that could change what a snippet prints
+(the snippet, a helper beside it, torch or any other installed package) makes it run again."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from types import SimpleNamespace
+
+from fieldnotes import cache
+from fieldnotes.examples import Example
+from tests.conftest import Project, block
+
+COUNTING = "from pathlib import Path\n\nimport _helper\n\nwith Path('runs.log').open('a') as log:\n    log.write('run\\n')\nprint(_helper.GREETING)\n"
+
+
+def runs(project: Project) -> int:
+    log = project.path / "runs.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Project):
+    project.snippet("_helper.py", "GREETING = 'hello'\n")
+    project.snippet("counting.py", COUNTING, recorded="hello\n")
+    project.page("index.md", "# Page\n\n" + block("counting.py"))
+    assert project.build().returncode == 0 and runs(project) == 1
+    assert project.build().returncode == 0 and runs(project) == 1, "an unchanged snippet ran again"
+
+    project.snippet("counting.py", COUNTING + "# an edit\n")
+    assert project.build().returncode == 0 and runs(project) == 2, "an edited snippet was not run"
+
+    project.snippet("_helper.py", "GREETING = 'hello again'\n")
+    result = project.build()
+    assert runs(project) == 3, "a snippet whose helper changed was not run"
+    assert result.returncode != 0 and "+hello again" in result.stderr, "the drift check did not see the new output"
+
+    project.set_option("fieldnotes", cache=False)
+    assert project.build().returncode != 0 and runs(project) == 4, "cache: false reused an output"
+
+
+def _fake_distributions(torch_version: str):
+    return lambda: [SimpleNamespace(metadata={"Name": "torch"}, version=torch_version),
+                    SimpleNamespace(metadata={"Name": "mkdocs"}, version="1.6.1")]
+
+
+def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch):
+    project.snippet("example.py", "print('x')\n")
+    example = Example(project.path, "snippets/example.py")
+    keys = []
+    for torch_version in ["2.13.0", "2.13.0", "2.14.0"]:
+        monkeypatch.setattr(importlib.metadata, "distributions", _fake_distributions(torch_version))
+        cache.environment_fingerprint.cache_clear()
+        keys.append(cache.key(example))
+    cache.environment_fingerprint.cache_clear()
+    assert keys[0] == keys[1] and keys[1] != keys[2]
+
+
+def test_real_fingerprint_covers_the_installed_torch():
+    cache.environment_fingerprint.cache_clear()
+    assert importlib.metadata.version("torch").startswith("2.13.0")
+    assert len(cache.environment_fingerprint()) == 64
