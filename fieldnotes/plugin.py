@@ -28,8 +28,8 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from fieldnotes import cache, runner
-from fieldnotes.page_notebook import page_notebook, snippets_of
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
+from fieldnotes.page_notebook import page_notebook, snippets_of
 
 log = get_plugin_logger("fieldnotes")
 
@@ -120,7 +120,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             link = posixpath.relpath(notebook, posixpath.dirname(page.file.src_uri) or ".")
             markdown = re.sub(
                 r"^(# .*)$",
-                rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link}){{ .download-notebook download }}",
+                rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link})"
+                r"{ .download-notebook download }",
                 markdown,
                 count=1,
                 flags=re.MULTILINE,
@@ -138,10 +139,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                     f"but its recorded output {example.recorded_path} does not contain it."
                 )
         # Each executed block's title names its snippet file: make it the download link of that file.
-        return _FILENAME.sub(
-            lambda m: f'<span class="filename"><a href="{get_relative_url(m[1], page.url)}" download>{m[1]}</a></span>',
-            html_text,
-        )
+        def link(match: re.Match) -> str:
+            url = get_relative_url(match[1], page.url)
+            return f'<span class="filename"><a href="{url}" download>{match[1]}</a></span>'
+
+        return _FILENAME.sub(link, html_text)
 
     def _format(self, source, language, css_class, options, md, **kwargs):
         return markdown_exec.base_format(language="python", run=self._run_block, code=source, md=md, **options)

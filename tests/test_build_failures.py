@@ -22,7 +22,9 @@ def broken_build(tmp_path_factory):
     project.page(
         "index.md",
         "# Broken\n\n"
-        + "".join(block(s) + "\n" for s in ["good.py", "drifted.py", "raises.py", "syntax.py", "unrecorded.py", "hangs.py"])
+        + "".join(block(s) + "\n" for s in ["good.py", "drifted.py", "raises.py", "syntax.py", "unrecorded.py"])
+        + block("hangs.py")
+        + "\n"
         + 'It prints `tensor(4.)`{ data-out="good.py" }.\n\n'
         + '```python exec="on"\nprint("inline code")\n```\n',
     )

@@ -10,7 +10,14 @@ from fieldnotes import cache
 from fieldnotes.examples import Example
 from tests.conftest import Project, block
 
-COUNTING = "from pathlib import Path\n\nimport _helper\n\nwith Path('runs.log').open('a') as log:\n    log.write('run\\n')\nprint(_helper.GREETING)\n"
+COUNTING = """from pathlib import Path
+
+import _helper
+
+with Path("runs.log").open("a") as log:  # counts the runs
+    log.write("run\\n")
+print(_helper.GREETING)
+"""
 
 
 def runs(project: Project) -> int:

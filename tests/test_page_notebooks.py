@@ -34,11 +34,13 @@ def test_notebook_cells_are_the_pages_snippets(built_site, page):
 def executed(built_site) -> dict:
     def run(page):
         notebook = notebook_of(built_site, page)
-        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+        resources = {"metadata": {"path": str(ROOT)}}
+        client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources)
+        client.execute()
         return notebook
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(PAGES, pool.map(run, PAGES)))
+        return dict(zip(PAGES, pool.map(run, PAGES), strict=True))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

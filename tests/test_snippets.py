@@ -30,7 +30,8 @@ def run_standalone(snippet: str) -> Run:
 def standalone_runs() -> dict[str, Run]:
     # Each run pays for importing torch; two at a time keeps both cores busy.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip([e.snippet for e in EXAMPLES], pool.map(run_standalone, [e.snippet for e in EXAMPLES])))
+        snippets = [e.snippet for e in EXAMPLES]
+        return dict(zip(snippets, pool.map(run_standalone, snippets), strict=True))
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.snippet for e in EXAMPLES])

@@ -1,0 +1,36 @@
+"""The build tooling itself: lint, and the torch check that runs before anything else."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from fieldnotes import plugin
+from tests.conftest import ROOT
+
+
+def test_tooling_passes_ruff():
+    command = [sys.executable, "-m", "ruff", "check", "fieldnotes", "tests", "bench"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_missing_torch_stops_the_build_saying_what_to_install(monkeypatch):
+    real_version = importlib.metadata.version
+
+    def version(name):
+        if name == "torch":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real_version(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    with pytest.raises(PluginError, match=r"torch is not installed .* pip install torch==2\.13\.0"):
+        plugin._require_pinned_torch()
+
+
+def test_pinned_torch_is_read_from_the_project_metadata():
+    assert str(plugin._pinned_torch()) == "2.13.0"
