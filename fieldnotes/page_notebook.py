@@ -20,7 +20,7 @@ RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cel
 
 
 def snippets_of(markdown: str) -> list[str]:
-    """The snippet files a page shows, as root-relative paths, in page order."""
+    """The snippet files a page includes, as root-relative paths, in page order."""
     return [f"{SNIPPETS_DIR}/{m['snippet']}" for m in BLOCK.finditer(markdown)]
 
 

@@ -27,7 +27,7 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import cache, runner
+from fieldnotes import cache, graph_fence, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.page_notebook import page_notebook, snippets_of
 
@@ -67,6 +67,15 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         fences.append(
             {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": self._format}
         )
+        fences.append(
+            graph_fence.make_fence(
+                self.root,
+                self.config.timeout,
+                page=lambda: self.page_path,
+                execute=self.config.execute,
+                use_cache=self.config.cache,
+            )
+        )
         return config
 
     def on_pre_build(self, *, config):
@@ -98,9 +107,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.notebooks: dict[str, str] = {}
         for example in find_examples(self.root):
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
-        for page in [f for f in files.documentation_pages()]:
+        for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
-            if snippets_of(markdown):
+            included = snippets_of(markdown)
+            # A missing include is reported, file named, by pymdownx.snippets when the page renders.
+            if included and all((self.root / s).is_file() for s in included):
                 notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
                 notebook = page_notebook(markdown, self.root, page.src_uri)
                 files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))

@@ -17,7 +17,8 @@ NON_LEAF_WARNING = "UserWarning: The .grad attribute of a Tensor that is not a l
 
 def result_blocks(page_html: str) -> list[str]:
     """The text of every executed block's output on a page, as the reader sees it."""
-    blocks = re.findall(r'<div class="language-text highlight"><pre>(.*?)</pre>', page_html, re.DOTALL)
+    # Source blocks start with their file name; result blocks go straight to the code.
+    blocks = re.findall(r'<div class="highlight"><pre><span></span><code>(.*?)</code></pre>', page_html, re.DOTALL)
     return [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in blocks]
 
 
