@@ -27,7 +27,7 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import cache, graph_fence, runner
+from fieldnotes import cache, graph_fence, notebook_prefetch, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.page_notebook import page_notebook, snippets_of
 
@@ -103,6 +103,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return run
 
     def on_files(self, files, *, config):
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None:
+            notebook_prefetch.start(jupyter, files)
         # Readers can download every snippet file, and each page's examples as one notebook.
         self.notebooks: dict[str, str] = {}
         for example in find_examples(self.root):

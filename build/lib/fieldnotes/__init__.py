@@ -1,0 +1,1 @@
+"""Build tooling of Autograd Field Notes: run each example in isolation and check it against its recorded output."""

@@ -1,0 +1,34 @@
+"""Re-record every example's expected output: `python -m fieldnotes.record [PATH...]` (`make update-outputs`).
+
+Run it after a deliberate change (an edited snippet, a torch upgrade), then review `git diff snippets/`:
+the diff of the .out files is exactly what the pages will now show.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fieldnotes import runner
+from fieldnotes.examples import DEFAULT_TIMEOUT, find_examples
+
+
+def main(root: Path, only: list[str]) -> int:
+    runner.start_server()
+    examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(lambda e: runner.run_snippet(root, e.snippet, DEFAULT_TIMEOUT), examples))
+    for example, run in zip(examples, runs, strict=True):
+        changed = example.record(run)
+        raised = " (raised: exit code 1, traceback recorded)" if run.exit_code else ""
+        print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
+    orphans = set((root / "snippets").rglob("*.out")) - {root / e.recorded_path for e in find_examples(root)}
+    for orphan in sorted(orphans):
+        print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
+    return 1 if orphans else 0
+
+
+if __name__ == "__main__":
+    # Optional arguments limit the run to snippets under those paths, e.g. snippets/faq.
+    sys.exit(main(Path.cwd(), sys.argv[1:]))

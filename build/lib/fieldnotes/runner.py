@@ -1,0 +1,141 @@
+"""Run a snippet exactly as `python snippets/NAME.py` would, and capture what it prints.
+
+Every run is a fresh process forked from a server that has imported torch and run nothing else.
+So torch is imported once per build rather than once per example, and whatever a snippet does to
+global state (grad mode, default dtype, RNG seeds, anomaly mode, thread count, global module
+hooks) dies with its process instead of leaking into the next example.
+
+The capture is at the file-descriptor level, stdout and stderr into one file, so the text is what a
+terminal shows: prints, Python warnings (torch's non-leaf `.grad` warning among them), anything C++
+writes, and a traceback if the snippet raises, in the order they happened.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import multiprocessing.connection
+import os
+import re
+import runpy
+import sys
+import tempfile
+import threading
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+_server = multiprocessing.get_context("forkserver")
+# "__main__" first: the server imports the parent's main script once, so that each forked child
+# does not import it again (multiprocessing would otherwise re-run it per child).
+_server.set_forkserver_preload(["__main__", "torch", __name__])
+
+
+# Process.start() polls every other live child, and two threads polling one forkserver child can
+# both read its exit status (one gets garbage). Starting and reaping under one lock avoids that;
+# waiting, the long part, needs no lock.
+_reaping = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Run:
+    output: str
+    """stdout and stderr as one text, paths relative to the project root."""
+    exit_code: int
+    """0, or 1 when the snippet raised (as `python` exits)."""
+
+
+class SnippetTimeout(Exception):
+    """The snippet ran longer than allowed and was killed."""
+
+    def __init__(self, snippet: str, timeout: float, partial_output: str) -> None:
+        super().__init__(f"{snippet} did not finish within {timeout:g} s and was killed")
+        self.partial_output = partial_output
+
+
+def start_server() -> None:
+    """Start importing torch in the background, so the first example does not wait for it."""
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
+def run_snippet(root: Path, snippet: str, timeout: float, then: str | None = None) -> Run:
+    """Run `root/snippet` (a path relative to root, e.g. "snippets/leaves/seed.py") in isolation.
+
+    `then`, if given, is Python code run afterwards in the snippet's namespace, in the same process
+    (to inspect the tensors the snippet made, e.g. to draw their graph); its prints are captured too.
+    """
+    with tempfile.NamedTemporaryFile(prefix="snippet-output-") as capture:
+        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then))
+        with _reaping:
+            process.start()
+        finished = multiprocessing.connection.wait([process.sentinel], timeout)
+        with _reaping:
+            if not finished:
+                process.kill()
+            process.join()
+        if not finished:
+            raise SnippetTimeout(snippet, timeout, _read(capture.name))
+        output = _read(capture.name)
+    if process.exitcode < 0:
+        output += f"[process killed by signal {-process.exitcode}]\n"
+    return Run(output=output, exit_code=process.exitcode)
+
+
+def _read(path: str) -> str:
+    return Path(path).read_bytes().decode(errors="replace")
+
+
+def _child(root: str, snippet: str, capture_path: str, then: str | None) -> None:
+    os.chdir(root)
+    capture_fd = os.open(capture_path, os.O_WRONLY | os.O_APPEND)
+    for fd in (1, 2):
+        os.dup2(capture_fd, fd)
+    # One unbuffered stream for both, so prints and warnings keep their order.
+    stream = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
+    sys.stdout = sys.stderr = stream
+    sys.path.insert(0, str(Path(root, snippet).parent))
+    sys.argv = [snippet]
+    try:
+        namespace = runpy.run_path(snippet, run_name="__main__")
+        if then:
+            exec(compile(then, "<then>", "exec"), namespace)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        os._exit(code)
+    except BaseException:  # noqa: BLE001 - reported the way the interpreter reports it
+        stream.write(only_own_frames("".join(traceback.format_exc()), snippet))
+        os._exit(1)
+    os._exit(0)
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line \d+')
+
+
+def only_own_frames(text: str, snippet: str) -> str:
+    """Drop traceback frames that are not in the snippet itself.
+
+    torch's internal frames carry absolute paths into site-packages, which differ between machines
+    and say nothing to the reader; the snippet's own frames and the exception line are kept verbatim.
+    """
+    kept = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        frame = _FRAME.match(line)
+        if frame:
+            skipping = frame["file"] != snippet
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "".join(kept)
+
+
+def normalise_standalone(output: str, root: Path, snippet: str) -> str:
+    """Make the output of a real `python snippet` comparable with `run_snippet`'s.
+
+    The interpreter shows the script's absolute path in warnings and tracebacks; show it relative
+    to the project root, as a reader running from the checkout sees it, and keep only its frames.
+    """
+    return only_own_frames(output.replace(f"{root}{os.sep}", ""), snippet)

@@ -1,0 +1,239 @@
+"""MkDocs hooks for the notebook pages that mkdocs-jupyter renders (docs/exercise/*.py).
+
+Registered in mkdocs.yml under `hooks:`. They
+
+- offer each notebook for download next to its page, as the jupytext `.py` it is kept as and as an
+  `.ipynb` converted at build time; both are added to the site's files, so MkDocs copies them and
+  the link checker knows them;
+- give the page the notebook's `description` metadata as its <meta name="description">;
+- slim the page: mkdocs-jupyter inlines about 590 KB of JupyterLab CSS plus MathJax, Mermaid (from a
+  CDN) and clipboard scripts into every notebook page. `slim_notebook_html` drops all of them and
+  rewrites the cells as the theme's own markup (code and text outputs as `.highlight` blocks, like
+  every other page; markdown as plain HTML; SVG figures inline), styled by
+  docs/stylesheets/notebook.css in light and dark mode.
+"""
+
+from __future__ import annotations
+
+import base64
+import posixpath
+import re
+
+import jupytext
+from bs4 import BeautifulSoup, NavigableString, Tag
+from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.structure.files import File
+
+log = get_plugin_logger("notebook_hooks")
+
+JUPYTER_PLUGIN = "mkdocs-jupyter"
+# (mkdocs-jupyter's cache is keyed by the environment in fieldnotes/plugin.py.)
+
+
+def _jupyter_plugin(config):
+    return config.plugins.get(JUPYTER_PLUGIN)
+
+
+# Before mkdocs-jupyter turns the notebook into a page, and before the link checker reads the files.
+@event_priority(50)
+def on_files(files, config):
+    plugin = _jupyter_plugin(config)
+    if plugin is None:
+        return files
+    for file in list(files):
+        if not plugin.should_include(file):
+            continue
+        directory = page_directory(file.src_uri, config.use_directory_urls)
+        stem = posixpath.splitext(posixpath.basename(file.src_uri))[0]
+        source = file.content_string
+        files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
+        files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=to_ipynb(source)))
+    return files
+
+
+def page_directory(src_uri: str, use_directory_urls: bool) -> str:
+    """The folder the page built from `src_uri` lands in: its relative links resolve from there."""
+    stem, _ = posixpath.splitext(src_uri)
+    if use_directory_urls and posixpath.basename(stem) != "index":
+        return stem
+    return posixpath.dirname(src_uri) or "."
+
+
+def to_ipynb(percent_source: str) -> str:
+    """The jupytext percent-format notebook as .ipynb JSON, without outputs."""
+    return jupytext.writes(jupytext.reads(percent_source, fmt="py:percent"), fmt="ipynb")
+
+
+def on_page_content(html, page, config, files):
+    plugin = _jupyter_plugin(config)
+    if plugin is None or not plugin.should_include(page.file):
+        return html
+    # A notebook has no front matter: its page description is the notebook's `description`
+    # metadata (in the jupytext header: jupyter: description: ...).
+    description = jupytext.read(page.file.abs_src_path).metadata.get("description")
+    if description:
+        page.meta["description"] = description
+    else:
+        log.warning(f"{page.file.src_uri}: no `description` in the notebook's metadata (jupytext header)")
+    slim, problems = slim_notebook_html(html)
+    for problem in problems:
+        log.warning(f"{page.file.src_uri}: {problem}")
+    return slim
+
+
+# --- Slimming the notebook HTML ----------------------------------------------------------------
+
+# What mkdocs-jupyter's template outputs for each part of a notebook, in document order.
+_PARTS = ".jp-RenderedMarkdown, .jp-InputArea-editor, .jp-OutputArea-output"
+_TEXT_MIME_TYPES = ("text/plain", "application/vnd.jupyter.stdout", "application/vnd.jupyter.stderr")
+
+
+def slim_notebook_html(html: str) -> tuple[str, list[str]]:
+    """Rewrite mkdocs-jupyter's HTML as the theme's markup; return it and the problems found."""
+    soup = BeautifulSoup(html, "html.parser")
+    wrapper = soup.select_one(".jupyter-wrapper")
+    if wrapper is None:
+        return html, ["no .jupyter-wrapper in the notebook HTML: mkdocs-jupyter's template changed?"]
+    out = BeautifulSoup("", "html.parser")
+    problems: list[str] = []
+    figures: list[str] = []  # inserted after serialising: html.parser would lower-case viewBox & co.
+    for part in wrapper.select(_PARTS):
+        classes = part.get("class", [])
+        if "jp-RenderedMarkdown" in classes:
+            for link in part.select("a.anchor-link"):
+                link["class"] = ["headerlink"]
+                link["title"] = "Permanent link"
+            out.extend(list(part.contents))
+        elif "jp-InputArea-editor" in classes:
+            pre = part.select_one(".highlight-ipynb pre")
+            if pre is None:
+                problems.append("a code cell without highlighted source")
+                continue
+            # Names, punctuation, operators and whitespace (three quarters of all tokens, and most of
+            # the page's weight) get no span: notebook.css gives the code the theme's name colour.
+            for span in pre.select("span.n, span.p, span.o, span.w"):
+                span.unwrap()
+            out.append(_highlight_block(soup, pre.contents, "nb-input"))
+        else:
+            mime = part.get("data-mime-type", "")
+            if mime in _TEXT_MIME_TYPES:
+                pre = part.find("pre")
+                # As the other pages show an example's output: language-text, no syntax colours.
+                out.append(_highlight_block(soup, pre.contents if pre else [], "language-text nb-output"))
+            elif mime == "image/svg+xml":
+                img = part.find("img")
+                number = len(figures) + 1
+                svg, problem = inline_svg(_data_uri_text(img["src"]) if img else "", f"nb-fig{number}")
+                if problem:
+                    problems.append(f"figure {number}: {problem}")
+                figures.append(svg)
+                figure = soup.new_tag("div", attrs={"class": "nb-figure"})
+                figure.string = _figure_slot(number)
+                out.append(figure)
+            elif mime == "text/html":
+                box = soup.new_tag("div", attrs={"class": "nb-html"})
+                box.extend(list(part.contents))
+                out.append(box)
+            else:
+                part["class"] = ["nb-other"]
+                out.append(part)
+    html = str(out)
+    for number, svg in enumerate(figures, start=1):
+        html = html.replace(_figure_slot(number), svg, 1)
+    return html, problems
+
+
+def _figure_slot(number: int) -> str:
+    return f"@@nb-figure-{number}@@"
+
+
+def _highlight_block(soup, contents, css_class: str) -> Tag:
+    """<div class="CSS_CLASS highlight"><pre><span></span><code>CONTENTS</code></pre></div>"""
+    div = soup.new_tag("div", attrs={"class": f"{css_class} highlight"})
+    pre = soup.new_tag("pre")
+    code = soup.new_tag("code")
+    contents = list(contents)
+    # Pygments starts with an empty span; the theme's other code blocks put it before <code>.
+    if contents and isinstance(contents[0], Tag) and contents[0].name == "span" and not contents[0].contents:
+        contents = contents[1:]
+    code.extend(contents)
+    if code.contents and isinstance(code.contents[-1], NavigableString):
+        code.contents[-1].replace_with(code.contents[-1].rstrip("\n") + "\n")
+    pre.append(soup.new_tag("span"))
+    pre.append(code)
+    div.append(pre)
+    return div
+
+
+def _data_uri_text(uri: str) -> str:
+    prefix = "data:image/svg+xml;base64,"
+    return base64.b64decode(uri[len(prefix) :]).decode("utf-8") if uri.startswith(prefix) else ""
+
+
+_ID = re.compile(r'\sid="([^"]+)"')
+# Attributes holding coordinates, in points: matplotlib writes 6 decimals, 1 is plenty at any zoom.
+_GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|viewBox|transform)=")([^"]*)"')
+_LONG_DECIMAL = re.compile(r"(\d\.\d)\d+")
+# In <text> styles: notebook.css sets the colour and font of figure text for both colour schemes.
+_TEXT_STYLE = re.compile(r'(<text\b[^>]*\sstyle=")([^"]*)"')
+_FONT_OR_FILL = re.compile(r"\s*(?:font-family|fill):[^;]*(?:;|$)")
+
+
+def _unwrap_bare_groups(svg: str) -> str:
+    """Drop every <g> without attributes (and its </g>): they group nothing that matters."""
+    out, bare, last = [], [], 0
+    for tag in re.finditer(r"<g(\s[^>]*)?>|</g>", svg):
+        out.append(svg[last : tag.start()])
+        last = tag.end()
+        if tag.group(0) == "</g>":
+            if not bare.pop():
+                out.append("</g>")
+        else:
+            bare.append(tag.group(1) is None)
+            if tag.group(1) is not None:
+                out.append(tag.group(0))
+    out.append(svg[last:])
+    return "".join(out)
+
+
+def inline_svg(svg: str, prefix: str) -> tuple[str, str | None]:
+    """A matplotlib SVG made fit to inline in a page; and a problem, if any.
+
+    Its ids get `prefix` (several figures share ids such as clip paths), its text alternative is
+    the `Title` passed to savefig's metadata (as role="img" and aria-label), the metadata block and
+    the XML prolog go, and its global `*{...}` stylesheet becomes a style on the root element.
+    """
+    start = svg.find("<svg")
+    if start < 0:
+        return "", "not an SVG image"
+    svg = svg[start:]
+    # matplotlib writes savefig's metadata Title as the SVG's first child <title> (its accessible
+    # name), and in <metadata>, where the creator has a dc:title too ("Matplotlib v3...").
+    title = re.match(r"<svg\b[^>]*>\s*<title>(.*?)</title>", svg, re.DOTALL)
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
+    star = re.search(r'<style type="text/css">\s*\*\s*\{([^}]*)\}\s*</style>\s*', svg)
+    root_style = ""
+    if star:
+        svg = svg[: star.start()] + svg[star.end() :]
+        root_style = star.group(1).strip()
+    for number, old in enumerate(sorted(set(_ID.findall(svg)))):
+        if f"#{old})" in svg or f'href="#{old}"' in svg:  # referenced: give it a short, unique name
+            new = f"{prefix}-{number}"
+            svg = svg.replace(f' id="{old}"', f' id="{new}"').replace(f"#{old})", f"#{new})")
+            svg = svg.replace(f'href="#{old}"', f'href="#{new}"')
+        else:  # matplotlib names every group (figure_1, xtick_3, ...): unused, and page weight
+            svg = svg.replace(f' id="{old}"', "")
+    svg = _GEOMETRY.sub(lambda m: m.group(1) + _LONG_DECIMAL.sub(r"\1", m.group(2)) + '"', svg)
+    svg = re.sub(r'\stransform="rotate\(-?0 [^)]*\)"', "", svg)  # a rotation by 0 degrees
+    svg = _TEXT_STYLE.sub(lambda m: m.group(1) + _FONT_OR_FILL.sub("", m.group(2)).strip("; ") + '"', svg)
+    svg = re.sub(r">\s+<", "><", svg)  # matplotlib's indentation
+    svg = _unwrap_bare_groups(svg).replace("<g/>", "")
+    attributes = ' role="img"'
+    if title:
+        label = title.group(1).strip().replace('"', "&quot;")  # already XML-escaped, but for quotes
+        attributes += f' aria-label="{label}"'
+    if root_style:
+        attributes += f' style="{root_style}"'
+    svg = svg.replace("<svg", "<svg" + attributes, 1)
+    problem = None if title else "no text alternative: pass metadata={'Title': ...} to savefig"
+    return svg, problem

@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model[0].requires_grad_(False)
+
+
+def make_hook(name):
+    return lambda grad: print("gradient for", name)
+
+
+for name, p in model.named_parameters():
+    if p.requires_grad:  # frozen parameters get no gradient: nothing to hook
+        p.register_hook(make_hook(name))
+
+out = model(torch.randn(3, 4))  # grad mode on, so the output is in the graph
+print("out.requires_grad:", out.requires_grad)
+out.register_hook(lambda grad: print("gradient for the output"))
+out.sum().backward()

@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+lr = 0.1
+
+with torch.no_grad():  # changes to the weights are not part of the model: don't record them
+    w[0] = 0.0
+print("after init:  ", w)
+
+loss = (w ** 2).sum()
+loss.backward()
+with torch.no_grad():
+    w -= lr * w.grad
+w.grad = None
+print("after a step:", w, "| is_leaf:", w.is_leaf)
+
+nn.init.normal_(w)  # torch.nn.init functions do their own no_grad
+print("nn.init.normal_ ran, is_leaf:", w.is_leaf)

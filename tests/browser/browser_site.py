@@ -1,0 +1,177 @@
+"""What the browser tests share: paths, the Chromium flags, the built site, the network Guard."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "snippets"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+
+# Exactly the flags of shared/README.md: without the resolver rule Chromium looks up Google's hosts on
+# its own; without `EXCLUDE 127.0.0.1` the page fails to load and the error page queries public DNS.
+CHROMIUM_ARGS = [
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+# The page's own content (search results are <article>s too).
+CONTENT = "article.md-content__inner"
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 375, "height": 812}
+DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def chromium_missing() -> bool:
+    return not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK))
+
+
+MISSING_MESSAGE = (
+    f"{CHROMIUM} not found: the browser tests need Debian's Chromium "
+    "(apt-get install -y chromium; never `playwright install`)."
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# The built site and its pages
+
+
+class SiteUnavailable(Exception):
+    """The site could not be built (or SITE_DIR holds none): every browser test fails with why."""
+
+
+BUILT: list[Path] = []  # temporary sites to delete at the end of the session
+
+
+_SITE: list[Path | SiteUnavailable] = []  # the one outcome of site_dir(), failures included
+
+
+def site_dir() -> Path:
+    """The built site: $SITE_DIR, or one strict build per session into a temporary folder."""
+    if not _SITE:
+        try:
+            _SITE.append(_find_or_build_site())
+        except SiteUnavailable as error:
+            _SITE.append(error)
+    if isinstance(_SITE[0], SiteUnavailable):
+        raise _SITE[0]
+    return _SITE[0]
+
+
+def _find_or_build_site() -> Path:
+    given = os.environ.get("SITE_DIR")
+    if given:
+        path = Path(given).resolve()
+        if not (path / "index.html").is_file():
+            raise SiteUnavailable(f"SITE_DIR={given} holds no built site (no index.html).")
+        return path
+    path = Path(tempfile.mkdtemp(prefix="fieldnotes-browser-site-"))
+    BUILT.append(path)
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(path)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+    )
+    if build.returncode != 0:
+        raise SiteUnavailable(f"The strict build failed, so the browser tests cannot run:\n{build.stderr}")
+    return path
+
+
+@functools.cache
+def site_pages() -> tuple[str, ...]:
+    """Every page of the built site, as a URL path ("/", "/grad-is-none/", ...)."""
+    root = site_dir()
+    pages = []
+    for index in sorted(root.rglob("index.html")):
+        rel = index.parent.relative_to(root).as_posix()
+        pages.append("/" if rel == "." else f"/{rel}/")
+    return tuple(pages)
+
+
+def page_id(path: str) -> str:
+    return "home" if path == "/" else path.strip("/")
+
+
+@dataclass
+class Guard:
+    """What a page did that it must not: console errors, uncaught errors, requests leaving the host."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return (
+            [f"console error: {m}" for m in self.console_errors]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"request to another host (aborted): {u}" for u in self.foreign_requests]
+        )
+
+    def check(self) -> None:
+        problems = self.problems()
+        assert not problems, "The page misbehaved:\n  " + "\n  ".join(problems)
+
+
+class GuardedContext:
+    """A browser context whose every request leaving 127.0.0.1/localhost/data: is recorded and aborted
+    (with `context.route`), and whose pages report console errors and uncaught errors to a Guard.
+
+    One context can serve many tests: each `new_page()` gets a Guard of its own.
+    """
+
+    def __init__(self, context):
+        self.context = context
+        self.guards: dict = {}  # page -> its Guard
+        self.latest: Guard | None = None
+        context.route("**/*", self._route)
+
+    def _route(self, route):
+        url = route.request.url
+        parts = urlsplit(url)
+        local = parts.scheme in {"http", "https"} and parts.hostname in LOCAL_HOSTS
+        if local or parts.scheme in {"data", "blob"}:
+            route.continue_()
+            return
+        try:
+            guard = self.guards.get(route.request.frame.page, self.latest)
+        except Exception:  # a worker's request has no frame
+            guard = self.latest
+        if guard is not None:
+            guard.foreign_requests.append(url)
+        route.abort("blockedbyclient")
+
+    def new_page(self):
+        """A new page and the Guard that records what it does wrong."""
+        guard = Guard()
+        page = self.context.new_page()
+        self.guards[page], self.latest = guard, guard
+
+        def console(message):
+            if message.type == "error":
+                guard.console_errors.append(f"{page.url}: {message.text}")
+
+        page.on("console", console)
+        page.on("pageerror", lambda error: guard.page_errors.append(f"{page.url}: {error}"))
+        page.on("close", lambda _: self.guards.pop(page, None))
+        return page, guard

@@ -1,0 +1,157 @@
+"""Every page, in the light and the dark scheme, on a desktop and on a phone; and the scheme toggle.
+
+Each page test loads the page and checks it loaded cleanly: HTTP 200, zero console errors, zero
+uncaught page errors, zero requests to any host but 127.0.0.1 (recorded and aborted), also after
+scrolling to the end. Then it checks the scheme is applied (the body's scheme and a light or dark
+background).
+
+Every page is screenshotted (full page) in both schemes at 1280 px and at 375 px into
+test-artifacts/screenshots/<page>-<light|dark>-<desktop|phone>.jpg, for a reviewer to look at.
+
+Accessibility: axe-core (axe-playwright-python) must find no violation of any impact, on every page,
+in both schemes, at desktop width. The theme ships violations that docs/stylesheets/a11y.css and
+overrides/ fix: `link-in-text-block`, `color-contrast` (footer copyright; code token colours just
+under 4.5:1), `aria-dialog-name` (search dialog), `landmark-unique` (a <nav> per code block).
+
+Speed: axe's colour-contrast check costs time per element, and a page of highlighted code has
+thousands of token <span>s repeating a few dozen styles. Before axe runs, every code <span> whose
+style (class, colour, font, opacity, block background) already appeared earlier on the page is
+excluded, so each distinct token style is still checked once on every page, at a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from browser_site import CONTENT, PHONE, page_id, site_pages
+
+SCHEMES = {"light": "default", "dark": "slate"}
+
+MARK_REPEATED_CODE_STYLES = """() => {
+  const seen = new Set();
+  for (const el of document.querySelectorAll("pre span, pre code *")) {
+    const style = getComputedStyle(el);
+    const block = getComputedStyle(el.closest("pre")).backgroundColor;
+    const key = [el.className, style.color, style.backgroundColor, style.fontSize, style.fontWeight,
+                 style.opacity, style.textDecorationLine, block].join("|");
+    if (seen.has(key)) el.setAttribute("data-axe-repeated-style", "");
+    else seen.add(key);
+  }
+}"""
+
+# The widest elements poking out of the viewport, outside the containers that are meant to scroll.
+OVERFLOWING = """() => {
+  const width = document.documentElement.clientWidth;
+  const scrolls = el => el.closest("pre, code, .md-typeset__scrollwrap, .md-typeset__table, .tabbed-set");
+  return [...document.body.querySelectorAll("*")]
+    .filter(el => el.getBoundingClientRect().right > width + 1 && !scrolls(el))
+    .slice(0, 10)
+    .map(el => `${el.tagName.toLowerCase()}.${[...el.classList].join(".")}`
+      + ` right=${Math.round(el.getBoundingClientRect().right)}`);
+}"""
+
+
+def screenshot(page, path) -> None:
+    # Full page; JPEG at quality 90 takes half the time of a PNG and looks the same to a reviewer.
+    page.screenshot(path=path, full_page=True, type="jpeg", quality=90)
+
+
+def shot_name(site_page: str) -> str:
+    return page_id(site_page).replace("/", "--")
+
+
+@functools.cache
+def axe() -> Axe:
+    return Axe()
+
+
+def describe(violations: list[dict]) -> str:
+    lines = []
+    for violation in violations:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}, {violation['helpUrl']}")
+        for node in violation["nodes"][:5]:
+            summary = " ".join(node.get("failureSummary", "").split())
+            lines.append(f"    {', '.join(map(str, node['target']))}: {summary[:300]}")
+        if len(violation["nodes"]) > 5:
+            lines.append(f"    ... and {len(violation['nodes']) - 5} more")
+    return "\n".join(lines)
+
+
+def background_luminance(page) -> float:
+    rgb = page.evaluate(
+        "() => getComputedStyle(document.body).backgroundColor.match(/[\\d.]+/g).slice(0, 3).map(Number)"
+    )
+    return sum(weight * value / 255 for weight, value in zip((0.2126, 0.7152, 0.0722), rgb, strict=True))
+
+
+def assert_scheme(page, site_page: str, scheme: str) -> None:
+    assert page.locator("body").get_attribute("data-md-color-scheme") == SCHEMES[scheme]
+    luminance = background_luminance(page)
+    if scheme == "light":
+        assert luminance > 0.8, f"{site_page}: light scheme, but the background is dark ({luminance:.2f})"
+    else:
+        assert luminance < 0.2, f"{site_page}: dark scheme, but the background is light ({luminance:.2f})"
+
+
+def load(page, site_page: str, guard) -> None:
+    """Load the page and check it loaded cleanly: HTTP 200, no console error, no uncaught error, no
+    request to another host (the Guard), also once scrolled to the end."""
+    response = page.goto(site_page)
+    assert response is not None and response.ok, f"{site_page}: HTTP {response and response.status}"
+    page.locator(f"{CONTENT} h1").first.wait_for()
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.evaluate("window.scrollTo(0, 0)")
+    guard.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_page_on_desktop(new_guarded_page, site_page, scheme, screenshots_dir):
+    """At 1280 px: loads cleanly, renders in the scheme, screenshot, and axe finds no violation."""
+    page, guard = new_guarded_page(color_scheme=scheme)
+    load(page, site_page, guard)
+    assert_scheme(page, site_page, scheme)
+    screenshot(page, screenshots_dir / f"{shot_name(site_page)}-{scheme}-desktop.jpg")
+
+    page.evaluate(MARK_REPEATED_CODE_STYLES)
+    results = axe().run(page, context={"exclude": [["[data-axe-repeated-style]"]]})
+    violations = results.response["violations"]
+    assert not violations, f"{site_page} ({scheme}): axe violations:\n{describe(violations)}"
+    guard.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_page_on_phone(new_guarded_page, site_page, scheme, screenshots_dir):
+    """At 375 px: loads cleanly, renders in the scheme, screenshot, and the page does not scroll sideways."""
+    page, guard = new_guarded_page(color_scheme=scheme, viewport=PHONE, is_mobile=True, has_touch=True)
+    load(page, site_page, guard)
+    assert_scheme(page, site_page, scheme)
+    screenshot(page, screenshots_dir / f"{shot_name(site_page)}-{scheme}-phone.jpg")
+    scroll_width, client_width = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert scroll_width <= client_width, (
+        f"{site_page} ({scheme}) at {PHONE['width']} px: the page is {scroll_width} px wide, "
+        f"the viewport {client_width} px. Overflowing: {page.evaluate(OVERFLOWING)}"
+    )
+    guard.check()
+
+
+def test_palette_toggle_switches_scheme_and_the_choice_persists(isolated_guarded_page):
+    """The header toggle switches light to dark, a full load of another page keeps it, and back."""
+    page, guard = isolated_guarded_page
+    first, second = site_pages()[0], site_pages()[-1]
+    toggle = page.locator("form[data-md-component=palette] label:not([hidden])")
+    page.goto(first)
+    assert_scheme(page, first, "light")
+    toggle.click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    assert_scheme(page, first, "dark")
+
+    page.goto(second)  # a full page load: the choice was stored, not only kept in memory
+    assert_scheme(page, second, "dark")
+    toggle.click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
+    assert_scheme(page, second, "light")
+    guard.check()
