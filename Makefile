@@ -30,7 +30,7 @@ lock:
 	.lock-venv/bin/python -m pip install --quiet --upgrade pip
 	.lock-venv/bin/python -m pip install --quiet .
 	.lock-venv/bin/python -m pip freeze --exclude autograd-field-notes > requirements.lock
-	rm -rf .lock-venv
+	rm -rf .lock-venv build
 
 $(INSTALLED): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
