@@ -12,7 +12,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from fieldnotes.examples import SNIPPETS_DIR, Example
 
 # The executed blocks as pages write them: a fence with exec="on" holding one --8<-- include.
-BLOCK = re.compile(r'^```python exec="on"[^\n]*\n--8<-- "(?P<snippet>[^"]+)"\n```[ \t]*$', re.MULTILINE)
+BLOCK = re.compile(r'^```python exec="on"(?P<options>[^\n]*)\n--8<-- "(?P<snippet>[^"]+)"\n```[ \t]*$', re.MULTILINE)
+_OPTION = re.compile(r'(\w+)="([^"]*)"')
 _CLAIM_ATTRS = re.compile(r"\{\s*data-out=\"[^\"]*\"\s*\}")
 _PAGE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:)[^)]*\)")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
@@ -22,6 +23,11 @@ RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cel
 def snippets_of(markdown: str) -> list[str]:
     """The snippet files a page includes, as root-relative paths, in page order."""
     return [f"{SNIPPETS_DIR}/{m['snippet']}" for m in BLOCK.finditer(markdown)]
+
+
+def block_options(markdown: str) -> dict[str, dict[str, str]]:
+    """The fence options (`timeout="120"`, ...) of each snippet a page includes."""
+    return {f"{SNIPPETS_DIR}/{m['snippet']}": dict(_OPTION.findall(m["options"])) for m in BLOCK.finditer(markdown)}
 
 
 def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.NotebookNode:

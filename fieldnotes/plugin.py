@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from fieldnotes import cache, graph_fence, notebook_prefetch, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
-from fieldnotes.page_notebook import page_notebook, snippets_of
+from fieldnotes.page_notebook import block_options, page_notebook, snippets_of
 
 log = get_plugin_logger("fieldnotes")
 
@@ -78,40 +78,22 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         )
         return config
 
-    def on_pre_build(self, *, config):
-        # Start every example now, two at a time per core, so they run while pages are read.
-        examples = find_examples(self.root)
-        self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
-        if not self.config.execute:
-            return
-        pool = ThreadPoolExecutor(max_workers=4)
-        self.runs: dict[str, Future] = {}
-        for example in examples:
-            cached = cache.load(example) if self.config.cache else None
-            if cached is None:
-                runner.start_server()  # idempotent; imports torch once, only if something must run
-                self.runs[example.snippet] = pool.submit(self._run, example)
-            else:
-                self.runs[example.snippet] = Future()
-                self.runs[example.snippet].set_result(cached)
-        pool.shutdown(wait=False)
-
-    def _run(self, example: Example) -> runner.Run:
-        run = runner.run_snippet(self.root, example.snippet, self.config.timeout)
-        if self.config.cache:
-            cache.store(example, run)
-        return run
-
     def on_files(self, files, *, config):
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             notebook_prefetch.start(jupyter, files)
+        examples = find_examples(self.root)
+        self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
         # Readers can download every snippet file, and each page's examples as one notebook.
         self.notebooks: dict[str, str] = {}
-        for example in find_examples(self.root):
+        timeouts: dict[str, float] = {}
+        for example in examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
         for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
+            for snippet, options in block_options(markdown).items():
+                if "timeout" in options:  # a fence's own timeout="SECONDS" outranks the plugin's
+                    timeouts[snippet] = float(options["timeout"])
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
@@ -119,7 +101,30 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                 notebook = page_notebook(markdown, self.root, page.src_uri)
                 files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
                 self.notebooks[page.src_uri] = notebook_uri
+        if self.config.execute:
+            self._start(examples, timeouts)
         return files
+
+    def _start(self, examples: list[Example], timeouts: dict[str, float]) -> None:
+        """Start every example now, four at a time, so they run while MkDocs reads the pages."""
+        pool = ThreadPoolExecutor(max_workers=4)
+        self.runs: dict[str, Future] = {}
+        for example in examples:
+            cached = cache.load(example) if self.config.cache else None
+            if cached is None:
+                runner.start_server()  # idempotent; imports torch once, only if something must run
+                timeout = timeouts.get(example.snippet, self.config.timeout)
+                self.runs[example.snippet] = pool.submit(self._run, example, timeout)
+            else:
+                self.runs[example.snippet] = Future()
+                self.runs[example.snippet].set_result(cached)
+        pool.shutdown(wait=False)
+
+    def _run(self, example: Example, timeout: float) -> runner.Run:
+        run = runner.run_snippet(self.root, example.snippet, timeout)
+        if self.config.cache:
+            cache.store(example, run)
+        return run
 
     def on_serve(self, server, *, config, builder):
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.

@@ -19,11 +19,14 @@ def broken_build(tmp_path_factory):
     project.snippet("syntax.py", "print('unclosed'\n", recorded="")
     project.snippet("unrecorded.py", "print('new example')\n")
     project.snippet("hangs.py", "import time\n\nprint('started', flush=True)\ntime.sleep(600)\n", recorded="")
+    project.snippet("slow.py", "import time\n\ntime.sleep(2)\nprint('done')\n", recorded="done\n")
     project.page(
         "index.md",
         "# Broken\n\n"
         + "".join(block(s) + "\n" for s in ["good.py", "drifted.py", "raises.py", "syntax.py", "unrecorded.py"])
         + block("hangs.py")
+        + "\n"
+        + block("slow.py").replace('title="snippets/slow.py"', 'title="snippets/slow.py" timeout="1"')
         + "\n"
         + 'It prints `tensor(4.)`{ data-out="good.py" }.\n\n'
         + '```python exec="on"\nprint("inline code")\n```\n',
@@ -34,7 +37,7 @@ def broken_build(tmp_path_factory):
 
 def test_broken_build_fails(broken_build):
     assert broken_build.returncode != 0
-    assert "Aborted with 7 warnings in strict mode!" in broken_build.stdout + broken_build.stderr
+    assert "Aborted with 8 warnings in strict mode!" in broken_build.stdout + broken_build.stderr
 
 
 def test_drift_shows_a_unified_diff_naming_page_and_snippet(broken_build):
@@ -68,6 +71,10 @@ def test_hanging_snippet_is_killed_after_the_timeout(broken_build):
     log = broken_build.stderr
     assert "snippets/hangs.py did not finish within 3 s and was killed" in log
     assert "started" in log
+
+
+def test_a_fence_can_set_its_own_timeout(broken_build):
+    assert "snippets/slow.py did not finish within 1 s and was killed" in broken_build.stderr
 
 
 def test_false_claim_is_named(broken_build):

@@ -49,7 +49,8 @@ def test_block_lints_and_prints_its_recorded_output(block: CodeExample, eval_exa
         eval_example.lint_ruff(CodeExample.create(code, path=Path(snippet), start_line=0))
     except BaseException as failure:  # pytest-examples raises its own Failed type
         pytest.fail(f"{where(block)} includes {snippet}, which ruff rejects:\n{failure}", pytrace=False)
-    problem = drift(Example(ROOT, snippet), run_snippet(ROOT, snippet, DEFAULT_TIMEOUT))
+    timeout = float(block.prefix_settings().get("timeout", DEFAULT_TIMEOUT))  # the fence's own, as in the build
+    problem = drift(Example(ROOT, snippet), run_snippet(ROOT, snippet, timeout))
     if problem:
         pytest.fail(f"{where(block)}: {problem}", pytrace=False)
 
