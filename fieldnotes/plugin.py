@@ -54,12 +54,14 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
         _require_pinned_torch()
         if not self.config.execute:
-            log.warning("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
+            log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         # mkdocs-jupyter's cache key covers the notebook and its settings, not what is installed:
-        # give each environment its own cache, so a torch upgrade re-executes the notebook.
+        # give each environment its own cache, so a torch upgrade re-executes the notebook. It also
+        # evicts what a build did not use: executed and unexecuted builds keep separate folders.
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
-            jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{cache.environment_fingerprint()[:16]}"
+            folder = cache.environment_fingerprint()[:16] + ("" if jupyter.config["execute"] else "-unexecuted")
+            jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{folder}"
         self.root = Path(config.config_file_path).parent
         config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
