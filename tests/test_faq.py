@@ -4,9 +4,9 @@ The table below pairs each error or warning the FAQ answers with the page that a
 snippet that makes torch print it. The tests check, on the real strict build, that the message is
 what torch prints (it is in that snippet's recorded output, which the build compares with a fresh
 run), and that MkDocs-material's search index (site/search/search_index.json, the lunr index the
-search box queries) holds the message on that page: as the title of one of its sections, the field
-the index boosts, for the messages the FAQ uses as headings, and in the text of one of its sections
-for the others. (The search box itself is exercised by the browser tests.)
+search box queries) holds the message on that page: as the title of one of its sections (the field
+the index boosts), with the real output showing it in that page's text, and as the title of no other
+page's section. (The search box itself, and the ranking, are exercised by tests/browser.)
 """
 
 from __future__ import annotations
@@ -21,45 +21,45 @@ import pytest
 from fieldnotes.examples import Example
 from tests.conftest import ROOT
 
-
-def answer(page: str, snippet: str, *, heading: bool = True) -> dict:
-    return {"page": page, "snippet": snippet, "heading": heading}
-
-
-# Exact text torch prints -> the FAQ page that answers it (its URL in the built site).
+# Exact text torch prints -> the FAQ page that answers it (its URL in the built site), under a heading
+# that is that text, and the snippet on that page that makes torch print it.
 MESSAGES = {
-    "can't optimize a non-leaf Tensor": answer("faq/not-a-leaf/", "faq/optimize_non_leaf.py"),
-    "a leaf Variable that requires grad is being used in an in-place operation.": answer(
-        "faq/in-place/", "faq/leaf_inplace.py"
+    "can't optimize a non-leaf Tensor": ("faq/not-a-leaf/", "faq/optimize_non_leaf.py"),
+    "a leaf Variable that requires grad is being used in an in-place operation.": (
+        "faq/in-place/",
+        "faq/leaf_inplace.py",
     ),
-    "a view of a leaf Variable that requires grad is being used in an in-place operation.": answer(
-        "faq/in-place/", "faq/leaf_inplace_view.py"
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.": (
+        "faq/in-place/",
+        "faq/leaf_inplace_view.py",
     ),
-    "one of the variables needed for gradient computation has been modified by an inplace operation": answer(
-        "faq/in-place/", "faq/modified_inplace.py"
+    "one of the variables needed for gradient computation has been modified by an inplace operation": (
+        "faq/in-place/",
+        "faq/modified_inplace.py",
     ),
-    "Trying to backward through the graph a second time": answer("faq/backward-twice/", "faq/two_losses.py"),
-    "cannot register a hook on a tensor that doesn't require gradient": answer(
-        "faq/tensor-hooks/", "faq/hook_frozen.py"
+    "Trying to backward through the graph a second time": ("faq/backward-twice/", "faq/two_losses.py"),
+    "cannot register a hook on a tensor that doesn't require gradient": ("faq/tensor-hooks/", "faq/hook_frozen.py"),
+    "The differentiated Tensor at index 1 appears to not have been used in the graph.": (
+        "faq/tensor-hooks/",
+        "faq/autograd_grad_unused.py",
     ),
-    "The differentiated Tensor at index 1 appears to not have been used in the graph.": answer(
-        "faq/tensor-hooks/", "faq/autograd_grad_unused.py"
+    "Output 0 of BackwardHookFunction is a view and is being modified inplace.": (
+        "faq/module-hooks/",
+        "faq/inplace_relu.py",
     ),
-    "Output 0 of BackwardHookFunction is a view and is being modified inplace.": answer(
-        "faq/module-hooks/", "faq/inplace_relu.py"
+    "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated": (
+        "faq/module-hooks/",
+        "faq/backward_hook_old.py",
     ),
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.": answer(
-        "faq/warnings/", "faq/nonleaf_warning.py"
-    ),
-    # Warnings answered inside a question's section rather than under a heading of their own.
     "Full backward hook is firing when gradients are computed with respect to module outputs since no "
-    "inputs require gradients.": answer("faq/module-hooks/", "faq/first_layer_hook.py", heading=False),
-    "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated": answer(
-        "faq/module-hooks/", "faq/backward_hook_old.py", heading=False
+    "inputs require gradients.": ("faq/module-hooks/", "faq/first_layer_hook.py"),
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.": (
+        "faq/warnings/",
+        "faq/nonleaf_warning.py",
     ),
 }
 
-FAQ_PAGES = sorted({a["page"] for a in MESSAGES.values()})
+FAQ_PAGES = sorted({page for page, _ in MESSAGES.values()})
 
 
 def plain(text: str) -> str:
@@ -79,7 +79,7 @@ def sections_of(index: list[dict], page: str) -> list[dict]:
 
 @pytest.mark.parametrize("message", MESSAGES)
 def test_message_is_what_torch_prints(message):
-    snippet = MESSAGES[message]["snippet"]
+    _, snippet = MESSAGES[message]
     recorded = Example(ROOT, f"snippets/{snippet}").recorded()
     assert recorded is not None, f"snippets/{snippet} has no recorded output"
     assert message in recorded, f"torch no longer prints {message!r} in snippets/{snippet}: update the FAQ"
@@ -87,22 +87,21 @@ def test_message_is_what_torch_prints(message):
 
 @pytest.mark.parametrize("message", MESSAGES)
 def test_search_index_leads_to_the_answer_page(search_index, message):
-    page = MESSAGES[message]["page"]
+    page, _ = MESSAGES[message]
     sections = sections_of(search_index, page)
     assert sections, f"the search index has no entry for {page}"
     assert any(message in plain(s["text"]) for s in sections), (
         f"searching for {message!r}: the text of {page} in the search index does not contain it"
     )
-    if MESSAGES[message]["heading"]:
-        titled = [s["location"] for s in sections if plain(s["title"]) == message]
-        assert titled, f"{page} has no section titled {message!r} in the search index"
+    titled = [s["location"] for s in sections if plain(s["title"]) == message]
+    assert titled, f"{page} has no section titled {message!r} in the search index"
 
 
-@pytest.mark.parametrize("message", [m for m, a in MESSAGES.items() if a["heading"]])
+@pytest.mark.parametrize("message", MESSAGES)
 def test_only_the_answer_page_has_the_message_as_a_title(search_index, message):
     """The title is the boosted field: another page titled with the message would compete for the hit."""
     pages = {d["location"].split("#")[0] for d in search_index if message in plain(d["title"])}
-    assert pages == {MESSAGES[message]["page"]}
+    assert pages == {MESSAGES[message][0]}
 
 
 def test_faq_index_links_every_question(built_site):

@@ -22,5 +22,6 @@ model(x).sum().backward()
 
 print("-- with the first layer frozen --")
 model[0].requires_grad_(False)
+print("first layer's output requires grad:", model[0](x).requires_grad)
 out = model(x)
 out.sum().backward()

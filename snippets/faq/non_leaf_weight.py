@@ -12,3 +12,6 @@ print("after * 0.01:     ", "is_leaf =", w.is_leaf, " grad_fn =", w.grad_fn.name
 loss = (w ** 2).sum()
 loss.backward()
 print("w.grad:", w.grad)
+
+leaf = w.grad_fn.next_functions[0][0].variable  # the leaf that randn made, reached through the graph
+print("the leaf behind w:", "is_leaf =", leaf.is_leaf, " grad =", leaf.grad)
