@@ -38,6 +38,7 @@ log = get_plugin_logger("fieldnotes")
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
 
 
+FENCE_SETTINGS = ("timeout",)
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
 
 
@@ -135,7 +136,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def on_page_markdown(self, markdown, *, page, config, files):
         self.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-        self.page_markdown = markdown
+        self.page_source = page.file.content_string  # with its front matter: line numbers as in the editor
         notebook = self.notebooks.get(page.file.src_uri)
         if notebook:
             link = posixpath.relpath(notebook, posixpath.dirname(page.file.src_uri) or ".")
@@ -167,6 +168,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return _FILENAME.sub(link, html_text)
 
     def _format(self, source, language, css_class, options, md, **kwargs):
+        # Settings of ours (timeout="...") are read in on_files; markdown-exec would copy them onto
+        # the shown source's fence, which the highlighter then refuses to render.
+        extra = {k: v for k, v in options.get("extra", {}).items() if k not in FENCE_SETTINGS}
+        options = {**options, "extra": extra}
         return markdown_exec.base_format(language="python", run=self._run_block, code=source, md=md, **options)
 
     def _run_block(self, code: str, **_options) -> str:
@@ -191,7 +196,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return run.output
 
     def _line_of(self, snippet: str) -> int:
-        for number, line in enumerate(self.page_markdown.splitlines(), start=1):
+        for number, line in enumerate(self.page_source.splitlines(), start=1):
             if "--8<--" in line and f'"{Path(snippet).relative_to(SNIPPETS_DIR)}"' in line:
                 return number
         return 0

@@ -37,6 +37,14 @@ def test_seed_examples_show_exactly_what_torch_printed(built_site, page, snippet
     assert recorded.strip() in [b.strip() for b in result_blocks((built_site / page / "index.html").read_text())]
 
 
+@pytest.mark.parametrize("page", sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
+                                        for p in (ROOT / "docs").rglob("*.md")))
+def test_no_fence_is_left_unrendered(built_site, page):
+    """A fence the highlighter refuses (an unknown option, say) turns into raw text, and strict misses it."""
+    folder = built_site / page.removesuffix("index")  # index.md is its folder's page
+    assert "```" not in html.unescape((folder / "index.html").read_text())
+
+
 def test_non_leaf_grad_warning_is_visible(built_site):
     blocks = result_blocks((built_site / "grad-is-none" / "index.html").read_text())
     assert any(NON_LEAF_WARNING in b for b in blocks)

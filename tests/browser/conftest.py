@@ -6,11 +6,12 @@
   (every `index.html` under it), so a new page is covered without touching the tests.
 - It is served on 127.0.0.1 only, by `http.server.ThreadingHTTPServer` on a free port, with a
   sitemap.xml listing that server's URLs (as `mkdocs serve` does), so navigation.instant works.
-- One Chromium per session (pytest-playwright's `browser` fixture) launched with the network-isolation
-  flags of shared/README.md; one shared context per configuration (desktop or phone, light or dark);
-  a fresh page per test. Every request to a host other than 127.0.0.1/localhost (or data:) is
-  recorded and aborted with `context.route`; console errors and page errors are recorded; each test
-  ends with `guard.check()`, which fails listing all of them.
+- One Chromium per session, driven by Playwright's sync API (pytest-playwright is not used: its
+  plugin would act on every test of the suite), launched with the network-isolation flags of
+  shared/README.md; one shared context per configuration (desktop or phone, light or dark); a fresh
+  page per test. Every request to a host other than 127.0.0.1/localhost (or data:) is recorded and
+  aborted with `context.route`; console errors and page errors are recorded; each test ends with
+  `guard.check()`, which fails listing all of them.
 - Without /usr/bin/chromium the tests skip with a message; with CI=true they fail instead.
 
 Screenshots go to test-artifacts/screenshots/ (gitignored), for a reviewer to look at.
@@ -42,6 +43,7 @@ from browser_site import (
     site_dir,
     site_pages,
 )
+from playwright.sync_api import sync_playwright
 
 
 def pytest_unconfigure(config):
@@ -84,8 +86,12 @@ def _require_chromium_and_site():
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}
+def browser():
+    """One headless Debian Chromium for the whole session, with the network-isolation flags."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
@@ -117,10 +123,8 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def base_url():
-    """The built site, served on 127.0.0.1 on a free port (overrides pytest-playwright's base_url)."""
-    if chromium_missing():
-        pytest.skip(MISSING_MESSAGE)
+def site_url():
+    """The built site, served on 127.0.0.1 on a free port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=site_dir()))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -131,22 +135,19 @@ def base_url():
 
 
 @pytest.fixture(scope="session")
-def browser_context_args(browser_context_args, base_url):
-    return {
-        **browser_context_args,
-        "base_url": base_url,
-        "permissions": ["clipboard-read", "clipboard-write"],
-    }
+def context_args(site_url):
+    """What every context gets: relative URLs resolve against the site; the copy test reads the clipboard."""
+    return {"base_url": site_url, "permissions": ["clipboard-read", "clipboard-write"]}
 
 
 @pytest.fixture(scope="session")
-def _shared_contexts(browser, browser_context_args):
+def _shared_contexts(browser, context_args):
     """One guarded context per configuration (viewport, scheme...), shared by the whole session:
     creating a context costs more than loading a page. Tests get a fresh page each."""
     contexts: dict[str, GuardedContext] = {}
 
     def get(**args) -> GuardedContext:
-        options = {**browser_context_args, **DEFAULT_CONTEXT, **args}
+        options = {**context_args, **DEFAULT_CONTEXT, **args}
         key = repr(sorted(options.items()))
         if key not in contexts:
             contexts[key] = GuardedContext(browser.new_context(**options))
@@ -181,9 +182,11 @@ def guarded(new_guarded_page):
 
 
 @pytest.fixture
-def isolated_guarded_page(new_context):
+def isolated_guarded_page(browser, context_args):
     """A page in a context of its own, for a test that leaves state behind (e.g. a stored palette)."""
-    return GuardedContext(new_context(**DEFAULT_CONTEXT)).new_page()
+    context = browser.new_context(**context_args, **DEFAULT_CONTEXT)
+    yield GuardedContext(context).new_page()
+    context.close()
 
 
 @pytest.fixture(scope="session")
