@@ -9,7 +9,6 @@ from collections import Counter
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
-import pytest
 from browser_site import ROOT, site_dir, site_pages
 
 MKDOCS_YML = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
@@ -96,16 +95,6 @@ def test_titles_and_descriptions_are_unique_across_pages():
         assert not shared, f"pages sharing a {kind}:\n{listing}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "Known: mkdocs.yml sets no site_url, so the built sitemap.xml is empty. navigation.instant only "
-        "intercepts links listed in the sitemap, so on the built site every click is a full page load "
-        "(mkdocs serve fills site_url in, which hides it). The browser tests serve a sitemap of their "
-        "own, as mkdocs serve does. Fix: add `site_url:` (the deployed address) to mkdocs.yml."
-    ),
-)
 def test_sitemap_lists_every_page():
     locs = [loc.text for loc in ET.parse(site_dir() / "sitemap.xml").getroot().iter() if loc.tag.endswith("loc")]
     assert locs, "the built sitemap.xml lists no page"
