@@ -137,7 +137,7 @@ def test_instant_navigation_keeps_outputs_diagrams_and_images(guarded):
         expected = built(path)
         go(page, path)
         try:
-            page.wait_for_function("t => document.title === t", arg=expected["title"], polling=50, timeout=5000)
+            page.wait_for_function("t => document.title === t", arg=expected["title"], polling=50, timeout=20_000)
         except PlaywrightTimeoutError:
             problems.append(f"{path}: the tab title stayed {page.title()!r}, not {expected['title']!r}")
         if not page.evaluate("window.__loaded_once === true"):
