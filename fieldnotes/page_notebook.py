@@ -30,6 +30,11 @@ def block_options(markdown: str) -> dict[str, dict[str, str]]:
     return {f"{SNIPPETS_DIR}/{m['snippet']}": dict(_OPTION.findall(m["options"])) for m in BLOCK.finditer(markdown)}
 
 
+def fence_timeouts(markdown: str) -> dict[str, float]:
+    """The snippets whose fence sets its own `timeout="SECONDS"` (it outranks the plugin's), with it."""
+    return {s: float(o["timeout"]) for s, o in block_options(markdown).items() if "timeout" in o}
+
+
 def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.NotebookNode:
     markdown = _FRONT_MATTER.sub("", markdown)
     cells = [

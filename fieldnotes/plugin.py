@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from fieldnotes import cache, graph_fence, notebook_prefetch, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
-from fieldnotes.page_notebook import block_options, page_notebook, snippets_of
+from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
 
 log = get_plugin_logger("fieldnotes")
 
@@ -94,9 +94,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
         for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
-            for snippet, options in block_options(markdown).items():
-                if "timeout" in options:  # a fence's own timeout="SECONDS" outranks the plugin's
-                    timeouts[snippet] = float(options["timeout"])
+            timeouts.update(fence_timeouts(markdown))
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
@@ -160,6 +158,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                     f"{self.page_path}: the page claims {example.snippet} prints `{text}`, "
                     f"but its recorded output {example.recorded_path} does not contain it."
                 )
+
         # Each executed block's title names its snippet file: make it the download link of that file.
         def link(match: re.Match) -> str:
             url = get_relative_url(match[1], page.url)

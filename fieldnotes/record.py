@@ -12,21 +12,37 @@ from pathlib import Path
 
 from fieldnotes import runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, find_examples
+from fieldnotes.page_notebook import fence_timeouts
 
 
 def main(root: Path, only: list[str]) -> int:
     runner.start_server()
     examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
+    timeouts = {}  # the same limits the build applies: a fence's own timeout="SECONDS", else the default
+    for page in sorted((root / "docs").rglob("*.md")):
+        timeouts.update(fence_timeouts(page.read_text(encoding="utf-8")))
+
+    def run(example):
+        try:
+            return runner.run_snippet(root, example.snippet, timeouts.get(example.snippet, DEFAULT_TIMEOUT))
+        except runner.SnippetTimeout as timeout:
+            return timeout
+
     with ThreadPoolExecutor(max_workers=4) as pool:
-        runs = list(pool.map(lambda e: runner.run_snippet(root, e.snippet, DEFAULT_TIMEOUT), examples))
+        runs = list(pool.map(run, examples))
+    failed = False
     for example, run in zip(examples, runs, strict=True):
+        if isinstance(run, runner.SnippetTimeout):  # a cut-off output is never recorded
+            print(f"timed out {example.snippet}: {run}; {example.recorded_path} left as it was", file=sys.stderr)
+            failed = True
+            continue
         changed = example.record(run)
         raised = " (raised: exit code 1, traceback recorded)" if run.exit_code else ""
         print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
     orphans = set((root / "snippets").rglob("*.out")) - {root / e.recorded_path for e in find_examples(root)}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
-    return 1 if orphans else 0
+    return 1 if orphans or failed else 0
 
 
 if __name__ == "__main__":
