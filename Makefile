@@ -13,8 +13,9 @@ serve: $(INSTALLED)
 build: $(INSTALLED)
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
+# One pytest-xdist worker per core; tests that share an expensive module fixture name an xdist_group.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # Re-record every example's expected output (snippets/**/*.out) after a deliberate change.
 update-outputs: $(INSTALLED)

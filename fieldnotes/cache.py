@@ -1,9 +1,11 @@
 """Outputs of earlier runs, reused only when nothing that could change them has changed.
 
-The key of a snippet's output covers the snippet, every helper module beside the snippets (`_*.py`),
-the code that runs and captures it, the Python version, and the name and version of every installed
-distribution (torch first among them). Changing any of these runs the snippet again; a hit returns
-exactly what the earlier run printed, which the build still compares with the recorded output.
+The key of a run covers what runs (a snippet, or a notebook made of snippets), every helper module
+beside the snippets (`_*.py`), the code that runs and captures it, the Python version, the name and
+version of every installed distribution (torch first among them), and how it runs (`kind`: the
+build's runner, or a reader's `python snippets/x.py`). Changing any of these runs it again; a hit
+returns exactly what the earlier run printed, which the build and the tests still compare with the
+recorded output.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -32,23 +35,37 @@ def environment_fingerprint() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def key(example: Example) -> str:
-    digest = hashlib.sha256(environment_fingerprint().encode())
-    digest.update((example.root / example.snippet).read_bytes())
-    for helper in sorted((example.root / SNIPPETS_DIR).rglob("_*.py")):
-        digest.update(helper.relative_to(example.root).as_posix().encode() + helper.read_bytes())
+def content_key(root: Path, kind: str, content: bytes) -> str:
+    """The key of running `content` the `kind` way in this project and this environment."""
+    digest = hashlib.sha256(f"{environment_fingerprint()}\n{kind}\n".encode())
+    digest.update(content)
+    for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):
+        digest.update(helper.relative_to(root).as_posix().encode() + helper.read_bytes())
     return digest.hexdigest()
 
 
-def load(example: Example) -> Run | None:
-    path = example.root / CACHE_DIR / f"{key(example)}.json"
-    if not path.exists():
-        return None
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    return Run(output=stored["output"], exit_code=stored["exit_code"])
+def key(example: Example, kind: str = "build") -> str:
+    return content_key(example.root, kind, (example.root / example.snippet).read_bytes())
 
 
-def store(example: Example, run: Run) -> None:
-    path = example.root / CACHE_DIR / f"{key(example)}.json"
+def load_data(root: Path, key: str) -> dict | None:
+    path = root / CACHE_DIR / f"{key}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def store_data(root: Path, key: str, data: dict) -> None:
+    path = root / CACHE_DIR / f"{key}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"snippet": example.snippet, "output": run.output, "exit_code": run.exit_code}))
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")  # a killed build leaves no torn entry
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    partial.replace(path)
+
+
+def load(example: Example, kind: str = "build") -> Run | None:
+    stored = load_data(example.root, key(example, kind))
+    return None if stored is None else Run(output=stored["output"], exit_code=stored["exit_code"])
+
+
+def store(example: Example, run: Run, kind: str = "build") -> None:
+    data = {"snippet": example.snippet, "output": run.output, "exit_code": run.exit_code}
+    store_data(example.root, key(example, kind), data)

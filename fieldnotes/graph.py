@@ -61,8 +61,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html import escape
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 GRAPH_BEGIN = "<<<fieldnotes-autograd-graph>>>"
 GRAPH_END = "<<<end-fieldnotes-autograd-graph>>>"
@@ -171,6 +173,10 @@ def build(
 
 def _resolve(namespace: Mapping[str, object], names: tuple[str, ...]) -> list[tuple[str, torch.Tensor, tuple]]:
     """(display name, tensor, group info) for each named tensor, a module's parameters included."""
+    # Imported here, not at the top: only the snippet's process, which has torch already, walks tensors;
+    # the MkDocs process imports this module to lay out and draw, and must not pay for importing torch.
+    import torch
+
     modules = [n for n in names if isinstance(namespace.get(n), torch.nn.Module)]
     found: list[tuple[str, torch.Tensor, tuple]] = []
     for name in names:
@@ -204,6 +210,8 @@ def _resolve(namespace: Mapping[str, object], names: tuple[str, ...]) -> list[tu
 
 def _walk(named: list[tuple[str, torch.Tensor, tuple]]) -> tuple[list[_Proto], list[list]]:
     """Nodes in discovery order and edges [source index, target index, kind, count]."""
+    import torch  # see _resolve
+
     protos: list[_Proto] = []
     index: dict[int, int] = {}  # id() of a live object -> its proto; only used within this call
     edges: dict[tuple[int, int, str], list] = {}

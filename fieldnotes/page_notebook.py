@@ -56,6 +56,8 @@ def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.Notebook
         )
         position = match.end()
     _add_prose(cells, markdown[position:])
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"  # nbformat's default is random: the same page must give the same file
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return notebook

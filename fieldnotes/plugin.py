@@ -27,7 +27,7 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import cache, graph_fence, notebook_prefetch, runner
+from fieldnotes import cache, graph_fence, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
 
@@ -84,6 +84,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_files(self, files, *, config):
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
+            # Imported only here: mkdocs-jupyter costs a second of start-up to a build that has no notebook.
+            from fieldnotes import notebook_prefetch
+
             notebook_prefetch.start(jupyter, files)
         examples = find_examples(self.root)
         self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
@@ -123,7 +126,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def _run(self, example: Example, timeout: float) -> runner.Run:
         run = runner.run_snippet(self.root, example.snippet, timeout)
-        if self.config.cache:
+        if self.config.cache and drift(example, run) is None:  # a failure is never reused: it runs again
             cache.store(example, run)
         return run
 

@@ -7,13 +7,19 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+# The build reuses an output only while nothing it depends on has changed (fieldnotes/cache.py); the
+# tests that run snippets as a reader does reuse a passing run the same way. FIELDNOTES_CACHE=false
+# turns both off.
+REUSE_RUNS = os.environ.get("FIELDNOTES_CACHE", "true").strip().lower() not in {"false", "0", "no", "off"}
 
 
 def mkdocs_build(project: Path, site_dir: Path, *, timeout: float = 600, env: dict | None = None):
@@ -28,14 +34,77 @@ def mkdocs_build(project: Path, site_dir: Path, *, timeout: float = 600, env: di
     )
 
 
+class RealSite:
+    """The real site, built strictly once per test run into `folder`, shared by every pytest-xdist worker.
+
+    `start()` begins the build in a background thread, so it overlaps the tests that do not need it;
+    `get()` waits for it. A file lock makes one worker build while the others wait and then reuse the
+    result, a failure included.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "real-site"
+        self._lock = FileLock(folder / "real-site.lock")
+        self._log = folder / "real-site.log"  # the build's stderr, once it has finished
+        self._failed = folder / "real-site.failed"
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._build_once, name="real-site-build", daemon=True)
+            self._thread.start()
+
+    def get(self) -> Path:
+        self.start()
+        self._thread.join()
+        if self._failed.exists():
+            raise RuntimeError(f"the strict build of the real site failed:\n{self._log.read_text()}")
+        return self.path
+
+    def _build_once(self) -> None:
+        with self._lock:
+            if self._log.exists():  # another worker built it
+                return
+            try:
+                result = mkdocs_build(ROOT, self.path)
+                log, ok = result.stderr, result.returncode == 0
+            except Exception as error:  # a timeout, say: the tests waiting for the site must hear of it too
+                log, ok = f"{type(error).__name__}: {error}", False
+            if not ok:
+                self._failed.touch()
+            self._log.write_text(log)
+
+
+def real_site(config: pytest.Config) -> RealSite:
+    """This run's RealSite (one per process; its folder is shared by the run's xdist workers)."""
+    if not hasattr(config, "_real_site"):
+        base = config._tmp_path_factory.getbasetemp()
+        config._real_site = RealSite(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
+    return config._real_site
+
+
+def _needs_site(item: pytest.Item) -> bool:
+    return "built_site" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The tests that read the built site go last, so that the build (started below, in the background)
+    # runs beside the tests that do not need it instead of holding them up. The sort is stable.
+    items.sort(key=_needs_site)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if any(_needs_site(item) for item in session.items):
+        real_site(session.config).start()
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The real site, built strictly into a temporary folder once per test session."""
-    site = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(ROOT, site)
-    if result.returncode != 0:
-        pytest.fail(f"the strict build failed:\n{result.stderr}", pytrace=False)
-    return site
+def built_site(request) -> Path:
+    """The real site, built strictly once per test run (see RealSite)."""
+    try:
+        return real_site(request.config).get()
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)
 
 
 class Project:

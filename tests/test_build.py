@@ -10,8 +10,14 @@ import pytest
 from fieldnotes.examples import Example, torch_version
 from tests.conftest import ROOT
 
-LESSONS = ["index.html", "leaf-vs-intermediate/index.html", "grad-is-none/index.html",
-           "retain-grad/index.html", "register-hook/index.html", "cheat-sheet/index.html"]
+LESSONS = [
+    "index.html",
+    "leaf-vs-intermediate/index.html",
+    "grad-is-none/index.html",
+    "retain-grad/index.html",
+    "register-hook/index.html",
+    "cheat-sheet/index.html",
+]
 NON_LEAF_WARNING = "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed."
 
 
@@ -37,8 +43,9 @@ def test_seed_examples_show_exactly_what_torch_printed(built_site, page, snippet
     assert recorded.strip() in [b.strip() for b in result_blocks((built_site / page / "index.html").read_text())]
 
 
-@pytest.mark.parametrize("page", sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix()
-                                        for p in (ROOT / "docs").rglob("*.md")))
+@pytest.mark.parametrize(
+    "page", sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix() for p in (ROOT / "docs").rglob("*.md"))
+)
 def test_no_fence_is_left_unrendered(built_site, page):
     """A fence the highlighter refuses (an unknown option, say) turns into raw text, and strict misses it."""
     folder = built_site / page.removesuffix("index")  # index.md is its folder's page

@@ -39,14 +39,19 @@ def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Pr
     result = project.build()
     assert runs(project) == 3, "a snippet whose helper changed was not run"
     assert result.returncode != 0 and "+hello again" in result.stderr, "the drift check did not see the new output"
+    assert project.build().returncode != 0 and runs(project) == 4, "a run that failed the drift check was reused"
 
+    (project.path / "snippets" / "counting.out").write_text("hello again\n")  # the new output, recorded
+    assert project.build().returncode == 0 and runs(project) == 5
     project.set_option("fieldnotes", cache=False)
-    assert project.build().returncode != 0 and runs(project) == 4, "cache: false reused an output"
+    assert project.build().returncode == 0 and runs(project) == 6, "cache: false reused an output"
 
 
 def _fake_distributions(torch_version: str):
-    return lambda: [SimpleNamespace(metadata={"Name": "torch"}, version=torch_version),
-                    SimpleNamespace(metadata={"Name": "mkdocs"}, version="1.6.1")]
+    return lambda: [
+        SimpleNamespace(metadata={"Name": "torch"}, version=torch_version),
+        SimpleNamespace(metadata={"Name": "mkdocs"}, version="1.6.1"),
+    ]
 
 
 def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch):
@@ -65,3 +70,12 @@ def test_real_fingerprint_covers_the_installed_torch():
     cache.environment_fingerprint.cache_clear()
     assert importlib.metadata.version("torch").startswith("2.13.0")
     assert len(cache.environment_fingerprint()) == 64
+
+
+def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project: Project):
+    project.snippet("example.py", "print('x')\n")
+    example = Example(project.path, "snippets/example.py")
+    before = cache.key(example, "standalone")
+    assert cache.key(example) == cache.key(example, "build") != before
+    project.snippet("example.py", "print('y')\n")
+    assert cache.key(example, "standalone") != before

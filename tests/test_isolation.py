@@ -94,9 +94,13 @@ def test_serve_rebuild_rechecks_an_edited_example(project: Project, tmp_path):
     with open(log_path, "w") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-            cwd=project.path, env=BUILD_ENV, stdout=log, stderr=subprocess.STDOUT,
+            cwd=project.path,
+            env=BUILD_ENV,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     try:
+
         def page() -> str:
             try:
                 return urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()

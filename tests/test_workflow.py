@@ -18,7 +18,8 @@ BIN = Path(sys.executable).parent
 def test_workflow_matches_githubs_schema():
     result = subprocess.run(
         [BIN / "check-jsonschema", "--builtin-schema", "vendor.github-workflows", WORKFLOW],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -1,15 +1,14 @@
-"""What the browser tests share: paths, the Chromium flags, the built site, the network Guard."""
+"""What the browser tests share: paths, the Chromium flags, the site's pages, the network Guard."""
 
 from __future__ import annotations
 
 import functools
 import os
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
@@ -55,58 +54,35 @@ MISSING_MESSAGE = (
 # The built site and its pages
 
 
-class SiteUnavailable(Exception):
-    """The site could not be built (or SITE_DIR holds none): every browser test fails with why."""
-
-
-BUILT: list[Path] = []  # temporary sites to delete at the end of the session
-
-
-_SITE: list[Path | SiteUnavailable] = []  # the one outcome of site_dir(), failures included
-
-
-def site_dir() -> Path:
-    """The built site: $SITE_DIR, or one strict build per session into a temporary folder."""
-    if not _SITE:
-        try:
-            _SITE.append(_find_or_build_site())
-        except SiteUnavailable as error:
-            _SITE.append(error)
-    if isinstance(_SITE[0], SiteUnavailable):
-        raise _SITE[0]
-    return _SITE[0]
-
-
-def _find_or_build_site() -> Path:
-    given = os.environ.get("SITE_DIR")
-    if given:
-        path = Path(given).resolve()
-        if not (path / "index.html").is_file():
-            raise SiteUnavailable(f"SITE_DIR={given} holds no built site (no index.html).")
-        return path
-    path = Path(tempfile.mkdtemp(prefix="fieldnotes-browser-site-"))
-    BUILT.append(path)
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(path)],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-    )
-    if build.returncode != 0:
-        raise SiteUnavailable(f"The strict build failed, so the browser tests cannot run:\n{build.stderr}")
-    return path
-
-
 @functools.cache
 def site_pages() -> tuple[str, ...]:
-    """Every page of the built site, as a URL path ("/", "/grad-is-none/", ...)."""
-    root = site_dir()
-    pages = []
-    for index in sorted(root.rglob("index.html")):
-        rel = index.parent.relative_to(root).as_posix()
-        pages.append("/" if rel == "." else f"/{rel}/")
-    return tuple(pages)
+    """Every page of the site's nav, as a URL path ("/", "/grad-is-none/", ...), read from mkdocs.yml so
+    that tests can be parametrized before the site is built (test_pages checks the built site has
+    exactly these pages)."""
+    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return tuple(sorted(_page_url(source) for source in _nav_files(config["nav"])))
+
+
+def built_pages(site: Path) -> list[str]:
+    """Every page of a built site, as a URL path."""
+    return sorted(
+        "/" + f"{index.parent.relative_to(site).as_posix()}/".removeprefix("./") for index in site.rglob("index.html")
+    )
+
+
+def _nav_files(nav) -> list[str]:
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [f for value in nav.values() for f in _nav_files(value)]
+    return [f for entry in nav for f in _nav_files(entry)]
+
+
+def _page_url(source: str) -> str:
+    # MkDocs' directory URLs: faq/index.md -> /faq/, grad-is-none.md -> /grad-is-none/, a notebook likewise.
+    path = source.rsplit(".", 1)[0]
+    path = "" if path == "index" else path.removesuffix("/index")
+    return f"/{path}/" if path else "/"
 
 
 def page_id(path: str) -> str:

@@ -1,9 +1,8 @@
 """Browser tests: the built site in a real, offline Chromium (Debian's /usr/bin/chromium).
 
-- The site is built once per session with the strict build into a temporary folder, or taken from
-  the environment variable SITE_DIR when it is set (a folder holding an already built site).
-  It is built at collection time, because the pages to test are discovered from the built site
-  (every `index.html` under it), so a new page is covered without touching the tests.
+- The site is the suite's one strict build of the real project (`built_site`, tests/conftest.py).
+  The pages to test are read from the nav of mkdocs.yml, so a new page is covered without touching
+  the tests, and test_pages.py checks that the built site has exactly those pages.
 - It is served on 127.0.0.1 only, by `http.server.ThreadingHTTPServer` on a free port, with a
   sitemap.xml listing that server's URLs (as `mkdocs serve` does), so navigation.instant works.
 - One Chromium per session, driven by Playwright's sync API (pytest-playwright is not used: its
@@ -20,7 +19,7 @@ Screenshots go to test-artifacts/screenshots/ (gitignored), for a reviewer to lo
 from __future__ import annotations
 
 import functools
-import shutil
+import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,43 +28,26 @@ from xml.sax.saxutils import escape
 
 import pytest
 from browser_site import (
-    BUILT,
     CHROMIUM,
     CHROMIUM_ARGS,
     DEFAULT_CONTEXT,
     MISSING_MESSAGE,
     SCREENSHOTS,
     GuardedContext,
-    SiteUnavailable,
     chromium_missing,
     in_ci,
     page_id,
-    site_dir,
     site_pages,
 )
+from filelock import FileLock
 from playwright.sync_api import sync_playwright
 
 
-def pytest_unconfigure(config):
-    for path in BUILT:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 def pytest_generate_tests(metafunc):
-    """Parametrize `site_page` with every page of the built site."""
-    if "site_page" not in metafunc.fixturenames:
-        return
-    if chromium_missing():
-        # Do not build a site that no browser will open; the tests skip (or, in CI, fail) as below.
-        metafunc.parametrize("site_page", ["/"], ids=["chromium-missing"])
-        return
-    try:
+    """Parametrize `site_page` with every page of the site."""
+    if "site_page" in metafunc.fixturenames:
         pages = site_pages()
-    except SiteUnavailable:
-        # Collected anyway, so that each test fails with the reason (see _require_chromium_and_site).
-        metafunc.parametrize("site_page", ["/"], ids=["no-site"])
-        return
-    metafunc.parametrize("site_page", pages, ids=[page_id(p) for p in pages])
+        metafunc.parametrize("site_page", pages, ids=[page_id(p) for p in pages])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -73,16 +55,12 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _require_chromium_and_site():
-    # Session-scoped, so it runs before the session's browser fixtures try to launch anything.
+def _require_chromium():
+    # Autouse and session-scoped: it runs before the site is built or a browser launched.
     if chromium_missing():
         if in_ci():
             pytest.fail(f"CI=true and {MISSING_MESSAGE}")
         pytest.skip(MISSING_MESSAGE)
-    try:
-        site_dir()
-    except SiteUnavailable as error:
-        pytest.fail(str(error), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -123,9 +101,9 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def site_url():
+def site_url(built_site):
     """The built site, served on 127.0.0.1 on a free port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=site_dir()))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=built_site))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -191,8 +169,14 @@ def isolated_guarded_page(browser, context_args):
 
 @pytest.fixture(scope="session")
 def screenshots_dir() -> Path:
-    """test-artifacts/screenshots/, emptied of the last run's screenshots once per session."""
+    """test-artifacts/screenshots/, emptied of the last run's screenshots once per run: by the first
+    xdist worker to get here (the run's id marks it done), or by the one process without xdist."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for old in [*SCREENSHOTS.rglob("*.png"), *SCREENSHOTS.rglob("*.jpg")]:
-        old.unlink()
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"pid-{os.getpid()}")
+    marker = SCREENSHOTS / ".run"
+    with FileLock(SCREENSHOTS / ".lock"):
+        if not marker.exists() or marker.read_text() != run:
+            for old in [*SCREENSHOTS.rglob("*.png"), *SCREENSHOTS.rglob("*.jpg")]:
+                old.unlink()
+            marker.write_text(run)
     return SCREENSHOTS

@@ -15,7 +15,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_site import ROOT, SNIPPETS, site_dir
+from browser_site import ROOT, SNIPPETS
 
 DOCS = ROOT / "docs"
 
@@ -59,7 +59,7 @@ def test_clipboard_matches_file_rules():
     assert not clipboard_matches("a\n", "a\nb\n")
 
 
-def test_copy_button_copies_the_snippet_file(guarded, site_page):
+def test_copy_button_copies_the_snippet_file(guarded, site_page, built_site):
     page, guard = guarded
     page.goto(site_page)
     blocks = page.locator(".highlight:has(> .filename)").filter(has=page.locator(".filename", has_text="snippets/"))
@@ -98,7 +98,7 @@ def test_copy_button_copies_the_snippet_file(guarded, site_page):
         # The file name, when it links to a download, must serve the very same bytes.
         download = block.locator("> .filename a[href]")
         if download.count():
-            served = site_dir() / urlsplit(download.evaluate("a => a.href")).path.lstrip("/")
+            served = built_site / urlsplit(download.evaluate("a => a.href")).path.lstrip("/")
             if not served.is_file() or served.read_bytes() != path.read_bytes():
                 problems.append(f"{title}: its download link serves other bytes than the file")
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from browser_site import CONTENT, SNIPPETS, site_dir, site_pages
+from browser_site import CONTENT, SNIPPETS, site_pages
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # What a reader sees of the executed content: outputs, drawn SVGs, loaded images.
@@ -96,8 +97,8 @@ class _Content(HTMLParser):
             self.snippets[-1] += data
 
 
-def built(path: str) -> dict:
-    text = (site_dir() / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
+def built(site: Path, path: str) -> dict:
+    text = (site / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
     start = text.index('<article class="md-content__inner')
     content = _Content()
     content.feed(text[start : text.index("</article>", start)])
@@ -128,13 +129,13 @@ def go(page, path: str) -> None:
     page.wait_for_url(lambda url: urlsplit(url).path == path)
 
 
-def test_instant_navigation_keeps_outputs_diagrams_and_images(guarded):
+def test_instant_navigation_keeps_outputs_diagrams_and_images(guarded, built_site):
     page, guard = guarded
     page.goto("/")
     page.evaluate("window.__loaded_once = true")  # gone if a click does a full page load
     problems = []
     for path in [*(p for p in site_pages() if p != "/"), "/"]:  # every page, then back home
-        expected = built(path)
+        expected = built(built_site, path)
         go(page, path)
         try:
             page.wait_for_function("t => document.title === t", arg=expected["title"], polling=50, timeout=20_000)

@@ -7,9 +7,10 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from browser_site import ROOT, site_dir, site_pages
+from browser_site import ROOT, built_pages, site_pages
 
 MKDOCS_YML = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 SITE_NAME = re.search(r"^site_name:\s*(.+?)\s*$", MKDOCS_YML, re.MULTILINE)[1].strip("'\"")
@@ -52,16 +53,16 @@ class _Head(HTMLParser):
             self.h1 += data
 
 
-def head(path: str) -> _Head:
+def head(site: Path, path: str) -> _Head:
     parser = _Head()
-    parser.feed((site_dir() / path.lstrip("/") / "index.html").read_text(encoding="utf-8"))
+    parser.feed((site / path.lstrip("/") / "index.html").read_text(encoding="utf-8"))
     parser.title, parser.h1 = parser.title.strip(), " ".join(parser.h1.split())
     return parser
 
 
-def test_page_has_meaningful_title_and_description(site_page):
+def test_page_has_meaningful_title_and_description(built_site, site_page):
     """A title naming the page and the site; a page-specific description (front matter `description:`)."""
-    found = head(site_page)
+    found = head(built_site, site_page)
     title, description = found.title, found.description
     assert title, f"{site_page}: empty <title>"
     assert SITE_NAME in title, f"{site_page}: the title {title!r} does not name the site ({SITE_NAME!r})"
@@ -85,9 +86,9 @@ def test_page_has_meaningful_title_and_description(site_page):
         )
 
 
-def test_titles_and_descriptions_are_unique_across_pages():
-    titles = {path: head(path).title for path in site_pages()}
-    descriptions = {path: head(path).description for path in site_pages()}
+def test_titles_and_descriptions_are_unique_across_pages(built_site):
+    titles = {path: head(built_site, path).title for path in site_pages()}
+    descriptions = {path: head(built_site, path).description for path in site_pages()}
     for kind, values in (("title", titles), ("description", descriptions)):
         counts = Counter(values.values())
         shared = {p: v for p, v in values.items() if counts[v] > 1}
@@ -95,8 +96,13 @@ def test_titles_and_descriptions_are_unique_across_pages():
         assert not shared, f"pages sharing a {kind}:\n{listing}"
 
 
-def test_sitemap_lists_every_page():
-    locs = [loc.text for loc in ET.parse(site_dir() / "sitemap.xml").getroot().iter() if loc.tag.endswith("loc")]
+def test_built_site_has_exactly_the_nav_pages(built_site):
+    """The browser tests are parametrized from the nav: a page outside it would go untested."""
+    assert built_pages(built_site) == list(site_pages())
+
+
+def test_sitemap_lists_every_page(built_site):
+    locs = [loc.text for loc in ET.parse(built_site / "sitemap.xml").getroot().iter() if loc.tag.endswith("loc")]
     assert locs, "the built sitemap.xml lists no page"
     base = min((urlsplit(loc).path for loc in locs), key=len)  # the home page's path
     listed = {"/" + urlsplit(loc).path.removeprefix(base) for loc in locs}
