@@ -118,7 +118,7 @@ class Project:
         self.config = yaml_load((ROOT / "mkdocs.yml").read_text())  # mkdocs' loader: it knows !ENV
         # Only what the examples need: no notebooks, no link checking of pages we don't have.
         self.config["plugins"] = [
-            p for p in self.config["plugins"] if _plugin_name(p) in ("search", "markdown-exec", "fieldnotes")
+            p for p in self.config["plugins"] if plugin_name(p) in ("search", "markdown-exec", "fieldnotes")
         ]
         self.config.pop("hooks", None)  # they serve the notebook page
         self.pages: list[str] = []
@@ -137,7 +137,7 @@ class Project:
 
     def set_option(self, plugin: str, **options) -> None:
         self.config["plugins"] = [
-            {plugin: {**(p.get(plugin) or {}), **options}} if _plugin_name(p) == plugin else p
+            {plugin: {**(p.get(plugin) or {}), **options}} if plugin_name(p) == plugin else p
             for p in self.config["plugins"]
         ]
 
@@ -147,7 +147,7 @@ class Project:
         return mkdocs_build(self.path, self.path / "site", **kwargs)
 
 
-def _plugin_name(entry) -> str:
+def plugin_name(entry) -> str:
     return entry if isinstance(entry, str) else next(iter(entry))
 
 

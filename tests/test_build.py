@@ -8,6 +8,7 @@ import re
 import pytest
 
 from fieldnotes.examples import Example, torch_version
+from fieldnotes.plugin import strip_indentation
 from tests.conftest import ROOT
 
 LESSONS = [
@@ -61,3 +62,16 @@ def test_claims_are_marked_on_the_pages(built_site):
     """The prose's quoted outputs are checked by the build; make sure the pages still use the mechanism."""
     claims = sum((built_site / p).read_text().count("data-out=") for p in LESSONS)
     assert claims >= 30
+
+
+def test_every_page_weighs_at_most_100_kb(built_site):
+    """The performance target for every page, the notebook page included (mkdocs-jupyter alone would
+    inline about 570 KB of CSS into it)."""
+    sizes = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*.html")}
+    assert not {page: size for page, size in sizes.items() if size > 100_000}
+
+
+def test_stripping_indentation_keeps_every_verbatim_block_and_a_break_for_all_whitespace():
+    page = "<div>\n    <pre>a\n    b</pre>\n\n   <p>x\n  y</p><code>q\n  r</code><script>\n  f();</script>\n  </div>"
+    stripped = "<div>\n<pre>a\n    b</pre>\n<p>x\ny</p><code>q\n  r</code><script>\n  f();</script>\n</div>"
+    assert strip_indentation(page) == stripped

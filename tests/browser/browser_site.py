@@ -111,15 +111,16 @@ class Guard:
 
 class GuardedContext:
     """A browser context whose every request leaving 127.0.0.1/localhost/data: is recorded and aborted
-    (with `context.route`), and whose pages report console errors and uncaught errors to a Guard.
+    (with `context.route`), and whose tab reports console errors and uncaught errors to a Guard.
 
-    One context can serve many tests: each `new_page()` gets a Guard of its own.
+    One context serves many tests, one after the other, in one tab: each `new_page()` empties the tab
+    (about:blank) and gives it a Guard of its own. Opening a tab costs as much as loading a page.
     """
 
     def __init__(self, context):
         self.context = context
-        self.guards: dict = {}  # page -> its Guard
-        self.latest: Guard | None = None
+        self.guard: Guard | None = None  # the Guard of the test using the tab now
+        self._tab = None
         context.route("**/*", self._route)
 
     def _route(self, route):
@@ -129,25 +130,26 @@ class GuardedContext:
         if local or parts.scheme in {"data", "blob"}:
             route.continue_()
             return
-        try:
-            guard = self.guards.get(route.request.frame.page, self.latest)
-        except Exception:  # a worker's request has no frame
-            guard = self.latest
-        if guard is not None:
-            guard.foreign_requests.append(url)
+        if self.guard is not None:
+            self.guard.foreign_requests.append(url)
         route.abort("blockedbyclient")
 
     def new_page(self):
-        """A new page and the Guard that records what it does wrong."""
-        guard = Guard()
-        page = self.context.new_page()
-        self.guards[page], self.latest = guard, guard
+        """The context's tab, on an empty document, and the Guard that records what it does wrong."""
+        if self._tab is None or self._tab.is_closed():
+            self._tab = tab = self.context.new_page()
 
-        def console(message):
-            if message.type == "error":
-                guard.console_errors.append(f"{page.url}: {message.text}")
+            def console(message):
+                if message.type == "error" and self.guard is not None:
+                    self.guard.console_errors.append(f"{tab.url}: {message.text}")
 
-        page.on("console", console)
-        page.on("pageerror", lambda error: guard.page_errors.append(f"{page.url}: {error}"))
-        page.on("close", lambda _: self.guards.pop(page, None))
-        return page, guard
+            def page_error(error):
+                if self.guard is not None:
+                    self.guard.page_errors.append(f"{tab.url}: {error}")
+
+            tab.on("console", console)
+            tab.on("pageerror", page_error)
+        self.guard = None  # whatever the last test's page does while it unloads is not this test's
+        self._tab.goto("about:blank")
+        self.guard = Guard()
+        return self._tab, self.guard

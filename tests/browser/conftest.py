@@ -7,10 +7,11 @@
   sitemap.xml listing that server's URLs (as `mkdocs serve` does), so navigation.instant works.
 - One Chromium per session, driven by Playwright's sync API (pytest-playwright is not used: its
   plugin would act on every test of the suite), launched with the network-isolation flags of
-  shared/README.md; one shared context per configuration (desktop or phone, light or dark); a fresh
-  page per test. Every request to a host other than 127.0.0.1/localhost (or data:) is recorded and
-  aborted with `context.route`; console errors and page errors are recorded; each test ends with
-  `guard.check()`, which fails listing all of them.
+  shared/README.md; one shared context per configuration (desktop or phone, light or dark), whose
+  one tab the tests take turns on (emptied to about:blank and given a fresh Guard for each test).
+  Every request to a host other than 127.0.0.1/localhost (or data:) is recorded and aborted with
+  `context.route`; console errors and page errors are recorded; each test ends with `guard.check()`,
+  which fails listing all of them.
 - Without /usr/bin/chromium the tests skip with a message; with CI=true they fail instead.
 
 Screenshots go to test-artifacts/screenshots/ (gitignored), for a reviewer to look at.
@@ -121,7 +122,7 @@ def context_args(site_url):
 @pytest.fixture(scope="session")
 def _shared_contexts(browser, context_args):
     """One guarded context per configuration (viewport, scheme...), shared by the whole session:
-    creating a context costs more than loading a page. Tests get a fresh page each."""
+    creating a context costs more than loading a page. Tests take turns on its tab."""
     contexts: dict[str, GuardedContext] = {}
 
     def get(**args) -> GuardedContext:
@@ -138,24 +139,14 @@ def _shared_contexts(browser, context_args):
 
 @pytest.fixture
 def new_guarded_page(_shared_contexts):
-    """`new_guarded_page(**context_args)`: a fresh page (and its Guard) in the shared context for
-    those arguments, e.g. `new_guarded_page(color_scheme="dark")`; desktop 1280 px and light by default.
-    Closed after the test."""
-    pages = []
-
-    def make(**context_args):
-        page, guard = _shared_contexts(**context_args).new_page()
-        pages.append(page)
-        return page, guard
-
-    yield make
-    for page in pages:
-        page.close()
+    """`new_guarded_page(**context_args)`: the tab of the shared context for those arguments, emptied,
+    and a fresh Guard, e.g. `new_guarded_page(color_scheme="dark")`; desktop 1280 px and light by default."""
+    return lambda **context_args: _shared_contexts(**context_args).new_page()
 
 
 @pytest.fixture
 def guarded(new_guarded_page):
-    """A fresh page (desktop 1280 px, light scheme) and its Guard."""
+    """The emptied tab (desktop 1280 px, light scheme) and a fresh Guard."""
     return new_guarded_page()
 
 
