@@ -8,31 +8,39 @@ ratio to a floor measured right beside it, never an absolute number:
 - cold build (caches emptied) / floor; warm rebuild (nothing changed) / execution-off build;
 - live reload of a one-line prose edit under `mkdocs serve` / the same with execution off;
 - per page: HTML bytes raw and gzipped, and everything a first visit loads;
-- the build's peak memory, the test suite's wall time, and set-up from an empty virtualenv.
+- the build's peak memory, the test suite's wall time (`make test`, caches warm and nothing reused),
+  and set-up from an empty virtualenv;
+- with --lighthouse, Lighthouse's performance score per page, desktop and mobile (installs
+  lighthouse from npm into .cache/lighthouse; needs node and /usr/bin/chromium).
 
-Run from the project root: `python bench/bench.py [--runs N] [--quick]`.
+Run from the project root: `python bench/bench.py [--runs N] [--quick] [--lighthouse]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
+import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHES = [ROOT / ".cache"]
+CACHES = [ROOT / ".cache" / "fieldnotes", ROOT / ".cache" / "mkdocs-jupyter"]  # what a cold build starts without
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 NO_EXEC = {"FIELDNOTES_EXECUTE": "false"}
 TARGETS = {"cold": 1.5, "warm": 1.2, "reload": 1.5}
@@ -42,8 +50,9 @@ PAGE_LIMIT = 100_000
 def run(cmd: list[str], *, env: dict | None = None, cwd: Path = ROOT) -> tuple[float, int]:
     """Wall seconds and peak RSS (bytes, summed over the whole process tree) of one command."""
     start = time.perf_counter()
-    proc = psutil.Popen(cmd, cwd=cwd, env={**ENV, **(env or {})}, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.PIPE, text=True)
+    proc = psutil.Popen(
+        cmd, cwd=cwd, env={**ENV, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     peak = 0
     while proc.poll() is None:
         try:
@@ -82,9 +91,13 @@ def live_reload_seconds(runs: int, env: dict | None = None) -> float:
         with open(log_path, "w") as log:
             server = subprocess.Popen(
                 [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                cwd=project, env={**ENV, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+                cwd=project,
+                env={**ENV, **(env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         try:
+
             def built_count() -> int:
                 return log_path.read_text().count("Documentation built in")
 
@@ -146,10 +159,58 @@ def page_weights(site: Path) -> list[tuple[str, int, int, int, int]]:
     return rows
 
 
+LIGHTHOUSE = ROOT / ".cache" / "lighthouse"
+# Chromium's network isolation (shared/README.md): nothing but 127.0.0.1 resolves.
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync "
+    "'--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1'"
+)
+
+
+def lighthouse_scores(site: Path, pages: list[str]) -> dict[str, tuple[float, float]]:
+    """Lighthouse's performance score of each page, desktop and mobile (about 20 s a run)."""
+    binary = LIGHTHOUSE / "node_modules" / ".bin" / "lighthouse"
+    if not binary.exists():
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(LIGHTHOUSE), "lighthouse"], check=True)
+    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *_: None})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    scores = {}
+    try:
+        for name in pages:
+            url = f"http://127.0.0.1:{server.server_address[1]}/{'' if name == '(home)' else name + '/'}"
+            both = []
+            for preset in (["--preset=desktop"], []):
+                done = subprocess.run(
+                    [
+                        str(binary),
+                        url,
+                        *preset,
+                        "--only-categories=performance",
+                        "--output=json",
+                        "--output-path=stdout",
+                        "--quiet",
+                        f"--chrome-flags={CHROME_FLAGS}",
+                    ],
+                    env={**ENV, "CHROME_PATH": "/usr/bin/chromium"},
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode:
+                    sys.exit(f"lighthouse failed on {url}: {shlex.join(done.args)}\n{done.stderr[-2000:]}")
+                both.append(json.loads(done.stdout)["categories"]["performance"]["score"])
+            scores[name] = (both[0], both[1])
+    finally:
+        server.shutdown()
+    return scores
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--quick", action="store_true", help="skip the test suite and the set-up timing")
+    parser.add_argument("--lighthouse", action="store_true", help="also Lighthouse scores (needs node, npm, Chromium)")
     args = parser.parse_args()
     n = args.runs
     print(f"bench: medians of {n} runs, {os.cpu_count()} cores, torch/Python as installed in {sys.prefix}\n")
@@ -166,6 +227,8 @@ def main() -> None:
         reload_exec = live_reload_seconds(n)
         reload_floor = live_reload_seconds(n, env=NO_EXEC)
         weights = page_weights(site)
+        if args.lighthouse:
+            scores = lighthouse_scores(site, [name for name, *_ in weights])
 
     print(f"{'import torch':44} {import_torch:7.2f} s")
     print(f"{'build, execution off':44} {no_exec:7.2f} s")
@@ -197,9 +260,17 @@ def main() -> None:
             subprocess.run([*pip, "-r", str(ROOT / "requirements.lock")], check=True)
             subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True)
             setup = time.perf_counter() - start
-        tests, _ = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        # The suite as a contributor runs it (`make test`, one xdist worker per core): first with nothing
+        # reused, as on a fresh clone, then again, as a contributor's next run.
+        tests_cold, _ = run(["make", "--no-print-directory", "test"], env={"FIELDNOTES_CACHE": "false"})
+        tests_warm, _ = run(["make", "--no-print-directory", "test"])  # reuses what the run before stored
         print(f"{'set-up from an empty virtualenv':44} {setup:7.1f} s   (target <= 300 s; pip cache as found)")
-        print(f"{'test suite (make test) wall time':44} {tests:7.1f} s   (target <= 300 s)")
+        print(f"{'make test, caches warm':44} {tests_warm:7.1f} s   (target <= 300 s)")
+        print(f"{'make test, nothing reused (a fresh clone)':44} {tests_cold:7.1f} s   (FIELDNOTES_CACHE=false)")
+    if args.lighthouse:
+        print(f"\n{'Lighthouse performance':40} {'desktop':>8} {'mobile':>8}   (targets 1.0 and >= 0.95)")
+        for name, (desktop, mobile) in scores.items():
+            print(f"{name:40} {desktop:8.2f} {mobile:8.2f}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Pr
     project.snippet("_helper.py", "GREETING = 'hello'\n")
     project.snippet("counting.py", COUNTING, recorded="hello\n")
     project.page("index.md", "# Page\n\n" + block("counting.py"))
+    project.set_option("fieldnotes", cache=True)  # as mkdocs.yml has it, unless FIELDNOTES_CACHE=false
     assert project.build().returncode == 0 and runs(project) == 1
     assert project.build().returncode == 0 and runs(project) == 1, "an unchanged snippet ran again"
 
