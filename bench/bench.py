@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
+import io
 import json
 import os
 import re
@@ -159,6 +160,27 @@ def page_weights(site: Path) -> list[tuple[str, int, int, int, int]]:
     return rows
 
 
+class _GzipHandler(SimpleHTTPRequestHandler):
+    """Serves the built site gzip-compressed, as static hosts (GitHub Pages among them) do."""
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or not path.is_file():
+            return super().send_head()
+        body = gzip.compress(path.read_bytes())
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
 LIGHTHOUSE = ROOT / ".cache" / "lighthouse"
 # Chromium's network isolation (shared/README.md): nothing but 127.0.0.1 resolves.
 CHROME_FLAGS = (
@@ -173,8 +195,7 @@ def lighthouse_scores(site: Path, pages: list[str]) -> dict[str, tuple[float, fl
     binary = LIGHTHOUSE / "node_modules" / ".bin" / "lighthouse"
     if not binary.exists():
         subprocess.run(["npm", "install", "--silent", "--prefix", str(LIGHTHOUSE), "lighthouse"], check=True)
-    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *_: None})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(quiet, directory=str(site)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_GzipHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     scores = {}
     try:

@@ -10,7 +10,7 @@ Registered in mkdocs.yml under `hooks:`. They
   CDN) and clipboard scripts into every notebook page. `slim_notebook_html` drops all of them and
   rewrites the cells as the theme's own markup (code and text outputs as `.highlight` blocks, like
   every other page; markdown as plain HTML; SVG figures inline), styled by
-  docs/stylesheets/notebook.css in light and dark mode.
+  docs/stylesheets/site.css in light and dark mode.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
                 problems.append("a code cell without highlighted source")
                 continue
             # Names, punctuation, operators and whitespace (three quarters of all tokens, and most of
-            # the page's weight) get no span: notebook.css gives the code the theme's name colour.
+            # the page's weight) get no span: site.css gives the code the theme's name colour.
             for span in pre.select("span.n, span.p, span.o, span.w"):
                 span.unwrap()
             out.append(_highlight_block(soup, pre.contents, "nb-input"))
@@ -174,7 +174,7 @@ _ID = re.compile(r'\sid="([^"]+)"')
 # Attributes holding coordinates, in points: matplotlib writes 6 decimals, 1 is plenty at any zoom.
 _GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|viewBox|transform)=")([^"]*)"')
 _LONG_DECIMAL = re.compile(r"(\d\.\d)\d+")
-# In <text> styles: notebook.css sets the colour and font of figure text for both colour schemes.
+# In <text> styles: site.css sets the colour and font of figure text for both colour schemes.
 _TEXT_STYLE = re.compile(r'(<text\b[^>]*\sstyle=")([^"]*)"')
 _FONT_OR_FILL = re.compile(r"\s*(?:font-family|fill):[^;]*(?:;|$)")
 

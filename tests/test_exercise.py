@@ -241,7 +241,7 @@ def test_page_inlines_no_notebook_css_and_loads_nothing_from_elsewhere(page_html
             continue
         src = re.search(r'(?:src|href)="([^"]+)"', tag)
         assert src is None or not re.match(r"(https?:)?//", src[1]), tag
-    assert "stylesheets/notebook.css" in page_html
+    assert "stylesheets/site.css" in page_html
 
 
 def test_page_has_its_own_description(page_html):

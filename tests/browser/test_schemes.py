@@ -9,7 +9,7 @@ Every page is screenshotted (full page) in both schemes at 1280 px and at 375 px
 test-artifacts/screenshots/<page>-<light|dark>-<desktop|phone>.jpg, for a reviewer to look at.
 
 Accessibility: axe-core (axe-playwright-python) must find no violation of any impact, on every page,
-in both schemes, at desktop width. The theme ships violations that docs/stylesheets/a11y.css and
+in both schemes, at desktop width. The theme ships violations that docs/stylesheets/site.css and
 overrides/ fix: `link-in-text-block`, `color-contrast` (footer copyright; code token colours just
 under 4.5:1), `aria-dialog-name` (search dialog), `landmark-unique` (a <nav> per code block).
 
