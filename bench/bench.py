@@ -278,8 +278,10 @@ def main() -> None:
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
             pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-            subprocess.run([*pip, "-r", str(ROOT / "requirements.lock")], check=True)
-            subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True)
+            for step in (["-r", str(ROOT / "requirements.lock")], ["--no-deps", "-e", str(ROOT)]):
+                done = subprocess.run([*pip, *step], capture_output=True, text=True)  # pip's notices: noise
+                if done.returncode:
+                    sys.exit(f"set-up failed: {shlex.join(done.args)}\n{done.stderr}")
             setup = time.perf_counter() - start
         # The suite as a contributor runs it (`make test`, one xdist worker per core): first with nothing
         # reused, as on a fresh clone, then again, as a contributor's next run.

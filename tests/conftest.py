@@ -1,4 +1,5 @@
-"""Shared fixtures: the real site built once per session, and small throwaway projects for broken input."""
+"""Shared fixtures: the real site, built once per test run for every xdist worker, and small throwaway
+projects for broken input."""
 
 from __future__ import annotations
 
