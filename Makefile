@@ -22,8 +22,9 @@ update-outputs: $(INSTALLED)
 	$(BIN)/python -m fieldnotes.record
 
 # Build and page costs as ratios to baselines measured in the same run (not part of `make test`).
+# `make bench BENCH="--runs 5 --lighthouse"` passes options (bench/bench.py --help).
 bench: $(INSTALLED)
-	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/bench.py $(BENCH)
 
 # Regenerate requirements.lock from pyproject.toml in a scratch environment.
 lock:
