@@ -1,0 +1,49 @@
+"""The benchmark's own measuring code (bench/bench.py) measures what it says. Its timings are not tested:
+the machines are shared and noisy, so `make bench` reports ratios and no test asserts a time."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import importlib.util
+import threading
+import urllib.request
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from tests.conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("bench", ROOT / "bench" / "bench.py")
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+def test_page_weights_cover_every_page_with_its_html_and_assets(built_site):
+    rows = {name: (raw, gz, total, total_gz) for name, raw, gz, total, total_gz in bench.page_weights(built_site)}
+    pages = {p.parent.relative_to(built_site).as_posix() for p in built_site.rglob("index.html")}
+    assert set(rows) == {"(home)" if p == "." else p for p in pages}
+    raw, gz, total, total_gz = rows["retain-grad"]
+    assert raw == (built_site / "retain-grad" / "index.html").stat().st_size
+    stylesheet = (built_site / "stylesheets" / "site.css").stat().st_size
+    assert gz < raw and total >= raw + stylesheet and total_gz < total
+
+
+@pytest.fixture
+def gzip_server(built_site):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(bench._GzipHandler, directory=str(built_site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_lighthouse_is_served_the_site_gzip_compressed_as_a_host_would(gzip_server, built_site):
+    request = urllib.request.Request(f"{gzip_server}/retain-grad/", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert response.headers["Content-Type"] == "text/html"
+        assert gzip.decompress(response.read()) == (built_site / "retain-grad" / "index.html").read_bytes()
+    with urllib.request.urlopen(f"{gzip_server}/stylesheets/site.css") as response:  # no Accept-Encoding
+        assert response.headers.get("Content-Encoding") is None
+        assert response.read() == (built_site / "stylesheets" / "site.css").read_bytes()
