@@ -3,6 +3,7 @@ projects for broken input."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,10 +18,6 @@ from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-# The build reuses an output only while nothing it depends on has changed (fieldnotes/cache.py); the
-# tests that run snippets as a reader does reuse a passing run the same way. FIELDNOTES_CACHE=false
-# turns both off.
-REUSE_RUNS = os.environ.get("FIELDNOTES_CACHE", "true").strip().lower() not in {"false", "0", "no", "off"}
 
 
 def mkdocs_build(project: Path, site_dir: Path, *, timeout: float = 600, env: dict | None = None):
@@ -150,6 +147,22 @@ class Project:
 
 def plugin_name(entry) -> str:
     return entry if isinstance(entry, str) else next(iter(entry))
+
+
+# The build reuses an output only while nothing it depends on has changed (fieldnotes/cache.py); the
+# tests that run snippets as a reader does reuse a passing run the same way, whenever the build's own
+# `cache` setting in mkdocs.yml says so (FIELDNOTES_CACHE=false turns both off).
+REUSE_RUNS = next(
+    (p["fieldnotes"] or {}).get("cache", True)
+    for p in yaml_load((ROOT / "mkdocs.yml").read_text())["plugins"]
+    if plugin_name(p) == "fieldnotes"
+)
+
+
+def reader_run_kind(name: str, test_file: str) -> str:
+    """The cache kind of the reader's runs that `test_file` checks: it covers that file, so changing how
+    the runs are made runs them all again."""
+    return f"{name} {hashlib.sha256(Path(test_file).read_bytes()).hexdigest()}"
 
 
 @pytest.fixture

@@ -3,9 +3,7 @@ files: the cells are those files in page order, and the notebook runs top to bot
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -13,10 +11,9 @@ from nbclient import NotebookClient
 
 from fieldnotes import cache
 from fieldnotes.page_notebook import RAISES_TAG, snippets_of
-from tests.conftest import REUSE_RUNS, ROOT
+from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
 
-# The cache kind of a notebook run; it covers this file, so changing how notebooks run reruns them all.
-KIND = f"page notebook {hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}"
+KIND = reader_run_kind("page notebook", __file__)
 PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if snippets_of(p.read_text())]
 
 

@@ -3,22 +3,19 @@ exactly its recorded output: the page, the recorded file and the reader's termin
 
 from __future__ import annotations
 
-import hashlib
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from fieldnotes import cache
 from fieldnotes.examples import drift, find_examples
 from fieldnotes.runner import Run, normalise_standalone
-from tests.conftest import REUSE_RUNS, ROOT
+from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
 
 EXAMPLES = find_examples(ROOT)
-# The cache kind of a run by `python snippets/x.py`; it covers this file, so changing how it runs reruns all.
-STANDALONE = f"standalone {hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}"
+STANDALONE = reader_run_kind("standalone", __file__)  # the cache kind of a run by `python snippets/x.py`
 
 
 def run_standalone(snippet: str) -> Run:
