@@ -35,6 +35,12 @@ def fence_timeouts(markdown: str) -> dict[str, float]:
     return {s: float(o["timeout"]) for s, o in block_options(markdown).items() if "timeout" in o}
 
 
+def helpers_of(snippet: Path) -> list[Path]:
+    """The `_*.py` helper files beside a snippet that it imports (`from _programs import ...`)."""
+    names = re.findall(r"^(?:from|import) (_\w+)", snippet.read_text(encoding="utf-8"), re.MULTILINE)
+    return [snippet.parent / f"{name}.py" for name in dict.fromkeys(names) if (snippet.parent / f"{name}.py").is_file()]
+
+
 def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.NotebookNode:
     markdown = _FRONT_MATTER.sub("", markdown)
     cells = [
@@ -48,6 +54,9 @@ def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.Notebook
         _add_prose(cells, markdown[position : match.start()])
         example = Example(root, f"{SNIPPETS_DIR}/{match['snippet']}")
         raises = "Traceback (most recent call last):" in (example.recorded() or "")
+        for helper in helpers_of(root / example.snippet):  # so the notebook runs on its own
+            code = helper.read_text(encoding="utf-8").rstrip("\n")
+            cells.append(new_code_cell(f"%%writefile {helper.name}\n{code}"))
         cells.append(
             new_code_cell(
                 (root / example.snippet).read_text(encoding="utf-8").rstrip("\n"),

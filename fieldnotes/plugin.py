@@ -99,6 +99,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         timeouts: dict[str, float] = {}
         for example in examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
+        for helper in sorted((self.root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
+            uri = helper.relative_to(self.root).as_posix()
+            files.append(File.generated(config, uri, abs_src_path=str(helper)))
         for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
             timeouts.update(fence_timeouts(markdown))

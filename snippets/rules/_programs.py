@@ -41,6 +41,8 @@ COPIES = [
     "{a}.to(torch.float64).to(torch.float32)",
     "{a}.reshape({shape})",
     "{a}.contiguous()",
+    "{a}.to(torch.float32)",
+    "{a}.t().contiguous().t()",  # a copy that is not contiguous, for reshape() and contiguous() to meet
 ]
 INPLACE = ["{a}.mul_(2)", "{a}.add_(1)", "{a}.add_({b})"]
 SHAPE = (2, 3)
