@@ -6,4 +6,4 @@ c = b + 1
 
 (dc_db,) = torch.autograd.grad(c, b)   # returned to you, stored nowhere
 print("dc/db:", dc_db)
-print("a.grad:", a.grad)               # autograd.grad does not fill .grad
+print("a.grad:", a.grad)               # autograd.grad fills no leaf's .grad
