@@ -101,6 +101,21 @@ class Step:
     nodes: dict | None = None  # backward lines: each tensor's node (node_of) before it ran
     output: Facts | None = None  # backward lines: the tensor it differentiates, before it ran
 
+    def saved_versions(self) -> dict[str, int]:
+        """The tensors this line's operation saved for backward (by OPS), at the version they had then."""
+        line, saves = self.line, OPS.get(self.line.form)
+        if line.kind != "op" or not self.made():  # not recorded: nothing saved
+            return {}
+        names = []
+        if saves == "out":
+            names = [line.target]
+        elif saves == "in" and len(line.inputs) == 1:
+            names = list(line.inputs)
+        elif saves == "in":  # a * b: each is saved when the other requires grad
+            a, b = line.inputs
+            names = [n for n, other in ((a, b), (b, a)) if self.before[other].requires_grad]
+        return {name: self.after[name].version for name in names}
+
     def made(self) -> set:
         """The graph nodes this line created: new grad_fns of the tensors it defined or changed."""
         return {
@@ -117,6 +132,43 @@ class Run:
 
     def lines(self) -> list[Line]:
         return [s.line for s in self.steps]
+
+    def version_when_made(self, name: str) -> int:
+        return next(step.after[name].version for step in self.steps if name in step.after)
+
+    def written_in_place_after_hooking(self, name: str, until: Step) -> bool:
+        """An in-place write into this tensor's memory after its first hook (register-hook.md shows why
+        such a tensor's hooks see another gradient)."""
+        hooked = False
+        for step in self.steps:
+            if step is until:
+                return False
+            hooked = hooked or (
+                step.line.target == name and step.line.kind in ("hook", "node_hook", "retain_grad")
+            )
+            if hooked and step.line.kind == "inplace" and not step.error and name in step.before:
+                if step.before[step.line.target].memory == step.before[name].memory:
+                    return True
+        return False
+
+    def tensor_hooks(self, until: Step) -> dict[str, list[Step]]:
+        """The hooks registered before `until`, under the first name of the tensor they were registered on."""
+        hooks = {}
+        for step in self.steps:
+            if step is until:
+                break
+            if step.line.kind == "hook" and not step.error:
+                hooks.setdefault(self.first_name(step.before[step.line.target].tensor), []).append(step)
+        return hooks
+
+    def first_name(self, tensor) -> str:
+        """`t2 = t1.contiguous()` may give t1 itself: two names, one tensor, one set of hooks."""
+        return next(name for step in self.steps for name, f in step.after.items() if f.tensor is tensor)
+
+    def events_of(self, step: Step, name: str) -> list[tuple]:
+        """What ran during `step` for the tensor `name` (by any of its names)."""
+        tensor = step.before[name].tensor
+        return [e for e in step.events if step.before[e[1]].tensor is tensor]
 
 
 def _graph(root) -> set:

@@ -74,15 +74,11 @@ def only_in_place_ops_change_leafness(run: Run):
             if line.kind == "requires_grad_" and old.tensor._base is step.before[line.target].tensor:
                 # its views follow the base; one whose memory was written in place since it was made is
                 # given a grad_fn (AsStridedBackward0) and stops being a leaf
-                expected = old.is_leaf and old.version == version_when_made(run, name)
+                expected = old.is_leaf and old.version == run.version_when_made(name)
             yield (
                 new.is_leaf == expected,
                 f"{name}.is_leaf went from {old.is_leaf} to {new.is_leaf} at `{line.code}`",
             )
-
-
-def version_when_made(run: Run, name: str) -> int:
-    return next(step.after[name].version for step in run.steps if name in step.after)
 
 
 def views_share_memory_copies_do_not(run: Run):
@@ -159,42 +155,6 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
                 yield same_grad(new.grad, old.grad), f"{name}.grad changed under torch.autograd.grad"
 
 
-def disturbed(run: Run, name: str, until: Step) -> bool:
-    """An in-place write into this tensor's memory after its first hook: see the in-place example."""
-    hooked = False
-    for step in run.steps:
-        if step is until:
-            return False
-        hooked = hooked or (
-            step.line.target == name and step.line.kind in ("hook", "node_hook", "retain_grad")
-        )
-        if hooked and step.line.kind == "inplace" and not step.error and name in step.before:
-            if step.before[step.line.target].memory == step.before[name].memory:
-                return True
-    return False
-
-
-def tensor_hooks(run: Run, until: Step) -> dict[str, list[Step]]:
-    """The hooks registered before `until`, under the first name of the tensor they were registered on."""
-    hooks = {}
-    for step in run.steps:
-        if step is until:
-            break
-        if step.line.kind == "hook" and not step.error:
-            hooks.setdefault(first_name(run, step.before[step.line.target].tensor), []).append(step)
-    return hooks
-
-
-def first_name(run: Run, tensor) -> str:
-    """`t2 = t1.contiguous()` may give t1 itself: two names, one tensor, one set of hooks."""
-    return next(name for step in run.steps for name, f in step.after.items() if f.tensor is tensor)
-
-
-def events_of(run: Run, step: Step, name: str) -> list[tuple]:
-    tensor = step.before[name].tensor
-    return [e for e in step.events if step.before[e[1]].tensor is tensor]
-
-
 def hooks_run_once_and_pass_on_returns(run: Run):
     """A tensor's hooks run once in each pass that reaches the tensor, in registration order; each gets
     a tensor of the tensor's shape: what the hook before it returned, or the gradient if it returned None. The
@@ -203,10 +163,10 @@ def hooks_run_once_and_pass_on_returns(run: Run):
         if step.line.kind not in ("backward", "grad") or step.error:
             continue
         walked = step.reached if step.line.kind == "backward" else step.path
-        for name, hooks in tensor_hooks(run, step).items():
-            if disturbed(run, name, step):
+        for name, hooks in run.tensor_hooks(step).items():
+            if run.written_in_place_after_hooking(name, step):
                 continue
-            ran = [e for e in events_of(run, step, name) if e[0] == "hook"]
+            ran = [e for e in run.events_of(step, name) if e[0] == "hook"]
             reached = step.nodes[name] in walked
             yield (
                 len(ran) == (len(hooks) if reached else 0),
@@ -238,9 +198,12 @@ def order_for_one_tensor(run: Run):
         if step.line.kind not in ("backward", "grad") or step.error:
             continue
         for name in step.before:
-            if disturbed(run, name, step) or first_name(run, step.before[name].tensor) != name:
+            if (
+                run.written_in_place_after_hooking(name, step)
+                or run.first_name(step.before[name].tensor) != name
+            ):
                 continue
-            events = events_of(run, step, name)
+            events = run.events_of(step, name)
             if not events:
                 continue
             kinds = [e[0] for e in events]
@@ -299,22 +262,6 @@ MODIFIED = (
 )
 
 
-def saved_versions(step: Step) -> dict[str, int]:
-    """The tensors the operation saved for backward (OPS in _programs.py), at the version they had then."""
-    line, saves = step.line, OPS.get(step.line.form)
-    if step.line.kind != "op" or step.error or not recorded(step):
-        return {}
-    names = []
-    if saves == "out":
-        names = [line.target]
-    elif saves == "in" and len(line.inputs) == 1:
-        names = list(line.inputs)
-    elif saves == "in":  # a * b: each is saved when the other requires grad
-        a, b = line.inputs
-        names = [n for n, other in ((a, b), (b, a)) if step.before[other].requires_grad]
-    return {name: step.after[name].version for name in names}
-
-
 def expected_error(run: Run, step: Step) -> str | None:
     line, old = step.line, step.before.get(step.line.target)
     earlier = run.steps[: run.steps.index(step)]
@@ -348,7 +295,7 @@ def expected_error(run: Run, step: Step) -> str | None:
     if freed and any(s.line.form in SAVES_A_TENSOR and recorded(s) for s in on_path):
         return FREED
     for s in on_path:
-        if any(step.before[name].version != version for name, version in saved_versions(s).items()):
+        if any(step.before[name].version != version for name, version in s.saved_versions().items()):
             return MODIFIED
     return None
 
