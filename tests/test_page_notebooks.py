@@ -22,19 +22,33 @@ def notebook_of(site, page) -> nbformat.NotebookNode:
     return nbformat.reads((site / "notebooks" / f"{name}.ipynb").read_text(), as_version=4)
 
 
+def cells_for(snippet: str) -> list[str]:
+    """The snippet file as a cell, after a `%%writefile` cell for each helper beside it that it names (so
+    the downloaded notebook runs without the rest of the repository)."""
+    code = (ROOT / snippet).read_text()
+    helpers = [
+        h
+        for h in sorted((ROOT / snippet).parent.glob("_*.py"))
+        if f"import {h.stem}" in code or f"from {h.stem} import" in code
+    ]
+    return [f"%%writefile {h.name}\n{h.read_text().rstrip()}" for h in helpers] + [code.rstrip("\n")]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_notebook_cells_are_the_pages_snippets(built_site, page):
+    """Catches a notebook whose cells are not the page's snippet files, in page order, or that lacks a
+    helper a snippet imports (the rules page's _programs.py)."""
     notebook = notebook_of(built_site, page)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
-    assert code == [(ROOT / s).read_text().rstrip("\n") for s in snippets_of(page.read_text())]
+    assert code == [cell for s in snippets_of(page.read_text()) for cell in cells_for(s)]
     page_html = (built_site / page.relative_to(ROOT / "docs").with_suffix("") / "index.html").read_text()
     assert "Download this page's examples as a notebook (.ipynb)" in page_html
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_notebook_runs_top_to_bottom(built_site, page):
-    """In a fresh kernel, as a reader runs it. nbclient stops at the first error, except in cells tagged
-    as raising on purpose; those must raise."""
+def test_notebook_runs_top_to_bottom(built_site, page, tmp_path):
+    """In a fresh kernel, in an empty folder, as a reader runs a download. nbclient stops at the first
+    error, except in cells tagged as raising on purpose; those must raise."""
     notebook = notebook_of(built_site, page)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     expected = [RAISES_TAG in c.metadata.get("tags", []) for c in code]
@@ -42,7 +56,9 @@ def test_notebook_runs_top_to_bottom(built_site, page):
     key = cache.content_key(ROOT, KIND, nbformat.writes(notebook).encode())
     if REUSE_RUNS and (cache.load_data(ROOT, key) or {}).get("raised") == expected:
         return
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     raised = [any(o.output_type == "error" for o in c.outputs) for c in code]
     for cell, did, should in zip(code, raised, expected, strict=True):
         assert did == should, f"{page.name}: cell {json.dumps(cell.source[:60])} raised={did}"

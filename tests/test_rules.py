@@ -12,7 +12,9 @@ import pytest
 from tests.conftest import ROOT, block
 
 RULES_DIR = ROOT / "snippets" / "rules"
-HOLDS = re.compile(r"^rule (?P<number>\d+) \((?P<title>.+)\): holds on (?P<programs>\d+) random programs \(\d+ cases\)$")
+HOLDS = re.compile(
+    r"^rule (?P<number>\d+) \((?P<title>.+)\): holds on (?P<programs>\d+) random programs \(\d+ cases\)$"
+)
 
 # "a tensor computed from a leaf is never a leaf": false (no_grad, detach, inputs that need no grad).
 WRONG_RULE = '''"""A fixture: one true rule, then a false one."""
@@ -70,12 +72,31 @@ def test_the_programs_mix_what_the_rules_are_about():
         sys.path.remove(str(RULES_DIR))
     code = "\n".join(_programs.render(_programs.generate(seed).lines()) for seed in range(300))
     for construct in [
-        "requires_grad=True)", ".requires_grad_()", "= torch.randn(2, 3)\n", "nn.Parameter(t", ".detach()",
-        "with torch.no_grad():", ".view(-1)", ".reshape(", "[:]", ".transpose(", ".contiguous()", ".clone()",
-        ".to(torch.float64)", " > 0", ".mul_(2)", ".add_(t", ".retain_grad()", ".register_hook(spy(",
-        ".register_hook(double(", ".grad_fn.register_prehook(", ".grad_fn.register_hook(",
-        ".register_post_accumulate_grad_hook(", "out.backward(retain_graph=True)\nout.backward()",
-        "torch.autograd.grad(", ".backward(torch.ones_like(",
+        "requires_grad=True)",
+        ".requires_grad_()",
+        "= torch.randn(2, 3)\n",
+        "nn.Parameter(t",
+        ".detach()",
+        "with torch.no_grad():",
+        ".view(-1)",
+        ".reshape(",
+        "[:]",
+        ".transpose(",
+        ".contiguous()",
+        ".clone()",
+        ".to(torch.float64)",
+        " > 0",
+        ".mul_(2)",
+        ".add_(t",
+        ".retain_grad()",
+        ".register_hook(spy(",
+        ".register_hook(double(",
+        ".grad_fn.register_prehook(",
+        ".grad_fn.register_hook(",
+        ".register_post_accumulate_grad_hook(",
+        "out.backward(retain_graph=True)\nout.backward()",
+        "torch.autograd.grad(",
+        ".backward(torch.ones_like(",
     ]:
         assert construct in code, f"no program of the first 300 contains {construct!r}"
 
