@@ -24,6 +24,8 @@ from tests.conftest import ROOT
 # Exact text torch prints -> the FAQ page that answers it (its URL in the built site), under a heading
 # that is that text, and the snippet on that page that makes torch print it.
 MESSAGES = {
+    "grad can be implicitly created only for scalar outputs": ("grad-is-none/", "grad_none/non_scalar.py"),
+    "Inference tensors cannot be saved for backward.": ("leaf-vs-intermediate/", "leaves/inference_error.py"),
     "can't optimize a non-leaf Tensor": ("faq/not-a-leaf/", "faq/optimize_non_leaf.py"),
     "a leaf Variable that requires grad is being used in an in-place operation.": (
         "faq/in-place/",
@@ -117,4 +119,6 @@ def test_faq_index_links_every_question(built_site):
     assert len(questions) >= 15, "the FAQ's questions were not found; did the heading syntax change?"
     missing = [q for q in questions if q not in links]  # faq/index.html links to faq/x/#id as x/#id
     assert not missing, f"questions not linked from docs/faq/index.md: {missing}"
-    assert {q.split("#")[0] for q in questions} >= {page.removeprefix("faq/") for page in FAQ_PAGES}
+    assert {q.split("#")[0] for q in questions} >= {p.removeprefix("faq/") for p in FAQ_PAGES if p.startswith("faq/")}
+    lesson_answers = {p for p in FAQ_PAGES if not p.startswith("faq/")}  # messages a lesson answers
+    assert {p for p in lesson_answers if any(link.startswith(f"../{p}#") for link in links)} == lesson_answers
