@@ -3,7 +3,7 @@ anything, for each platform and Python the project supports, from the same place
 
 A lock change that breaks one of them fails here: a pin with no release or no wheel for one platform or
 Python (pymdown-extensions 13.1.2 on Debian 12's Python 3.11.2, `torch==X+cpu` on macOS), or a
-dependency one platform needs that the lock leaves out (appnope on macOS, colorama on Windows)."""
+dependency one platform needs that the lock leaves out (appnope on macOS)."""
 
 from __future__ import annotations
 
@@ -67,6 +67,7 @@ def resolve(requirements: Path, platform: str, python: str) -> set[str]:
             "--quiet",
         ],
         env={**env, **SETTINGS, **platform_env},
+        cwd=ROOT,  # where `make` runs uv: the settings may hold paths relative to it
         capture_output=True,
         text=True,
     )
