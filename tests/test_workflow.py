@@ -43,7 +43,8 @@ def test_workflow_runs_the_same_targets_as_ci():
 
 
 def cache_steps(job: dict, action: str) -> list[dict]:
-    return [step["with"] for step in job["steps"] if step.get("uses", "").startswith(f"actions/cache/{action}@")]
+    """The steps of `job` that use actions/cache/`action` (restore or save)."""
+    return [step for step in job["steps"] if step.get("uses", "").startswith(f"actions/cache/{action}@")]
 
 
 def notebook_cache_dir() -> str:
@@ -61,25 +62,19 @@ def test_workflow_caches_downloads_and_runs():
     cache_dir) without the workflow following: each would make every CI run set up or run cold."""
     workflow = yaml.safe_load(WORKFLOW.read_text())
     test, publish = workflow["jobs"]["test"], workflow["jobs"]["publish"]
-    downloads = workflow["env"]["UV_CACHE_DIR"]
-    runs = {CACHE_DIR, notebook_cache_dir()}
+    downloads = frozenset([workflow["env"]["UV_CACHE_DIR"]])
+    runs = frozenset([CACHE_DIR, notebook_cache_dir()])
 
-    restored = {
-        step["id"]: step["with"] for step in test["steps"] if step.get("uses", "").startswith("actions/cache/restore@")
-    }
-    by_path = {frozenset(spec["path"].split()): (step_id, spec) for step_id, spec in restored.items()}
-    assert set(by_path) == {frozenset([downloads]), frozenset(runs)}, (
-        "the test job restores uv's cache and the run caches"
-    )
-    download_id, download_spec = by_path[frozenset([downloads])]
-    assert "hashFiles('requirements.lock')" in download_spec["key"], "downloads are keyed on the lock"
+    restored = {frozenset(step["with"]["path"].split()): step for step in cache_steps(test, "restore")}
+    assert set(restored) == {downloads, runs}, "the test job restores uv's cache and the run caches"
+    assert "hashFiles('requirements.lock')" in restored[downloads]["with"]["key"], "downloads are keyed on the lock"
 
-    saved = {(frozenset(spec["path"].split()), spec["key"]) for spec in cache_steps(test, "save")}
+    saved = {(frozenset(step["with"]["path"].split()), step["with"]["key"]) for step in cache_steps(test, "save")}
     assert saved == {
-        (path, f"${{{{ steps.{step_id}.outputs.cache-primary-key }}}}") for path, (step_id, _) in by_path.items()
+        (paths, f"${{{{ steps.{step['id']}.outputs.cache-primary-key }}}}") for paths, step in restored.items()
     }, "the test job saves each cache under the key it restored"
 
-    assert [spec for spec in cache_steps(publish, "restore")] == list(restored.values()), (
-        "publish restores what the test job saved"
-    )
+    assert [step["with"] for step in cache_steps(publish, "restore")] == [
+        step["with"] for step in cache_steps(test, "restore")
+    ], "publish restores what the test job saved"
     assert not cache_steps(publish, "save")
