@@ -57,9 +57,11 @@ venv: $(INSTALLED)
 uv-settings:
 	@env | grep '^UV_'
 
-$(UV):
+# Again when this file changes: it pins uv's version.
+$(UV): Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	touch $@
 
 $(INSTALLED): $(LOCK_FILE) pyproject.toml $(UV)
 	$(UV) pip install --quiet --python $(BIN)/python -r $(LOCK_FILE)
