@@ -15,10 +15,11 @@ export UV_PYTHON_DOWNLOADS := never
 # (PIP_FIND_LINKS: this project's machines keep torch's CPU wheel there, and cannot reach PyTorch's
 # index), uv gets the same folder, as it does not read pip's settings. Elsewhere PyTorch's CPU index
 # is asked only for what PyPI does not have (torch==X+cpu): every other package still comes from PyPI.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 ifdef PIP_FIND_LINKS
 export UV_FIND_LINKS ?= $(PIP_FIND_LINKS)
 else
-export UV_INDEX ?= https://pypi.org/simple https://download.pytorch.org/whl/cpu
+export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 

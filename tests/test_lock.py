@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from packaging.requirements import Requirement
@@ -129,3 +130,39 @@ def test_lock_is_what_make_lock_writes_from_pyproject(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert relocked.read_text() == LOCK.read_text(), "requirements.lock is out of date: run `make lock`"
+
+
+def test_lock_is_what_make_lock_writes_from_pytorchs_index(tmp_path):
+    """`make lock` where torch comes from PyTorch's CPU index (contributors' machines, CI), which also has
+    `+cpu` builds for Windows: without pyproject.toml's `torch!=X+cpu` for non-Linux, or with the Makefile
+    asking only the first index that has torch, the lock it writes is not the committed one. Where the
+    index is unreachable, a local stand-in serves torch's Linux CPU wheel from the wheel folder under its
+    own name and under a Windows one."""
+    if "UV_INDEX" in SETTINGS:
+        pytest.skip("make lock reads PyTorch's index itself here: the test above covers it")
+    torch = next(Requirement(line) for line in LOCK.read_text().splitlines() if "+cpu" in line)
+    version = next(iter(torch.specifier)).version
+    wheel = next(
+        (w for folder in SETTINGS["UV_FIND_LINKS"].split() for w in Path(folder).glob(f"torch-{version}-*.whl")), None
+    )
+    assert wheel, f"no torch {version} wheel in the wheel folder {SETTINGS['UV_FIND_LINKS']}"
+    index = tmp_path / "index" / "torch"
+    index.mkdir(parents=True)
+    windows = re.sub(r"-[^-]+\.whl$", "-win_amd64.whl", wheel.name)
+    for name in (wheel.name, windows):
+        (index / name).symlink_to(wheel)
+    links = "".join(f'<a href="{quote(name)}">{name}</a>' for name in (wheel.name, windows))
+    (index / "index.html").write_text(f"<html><body>{links}</body></html>")
+
+    relocked = tmp_path / "requirements.lock"
+    relocked.write_text(LOCK.read_text())
+    env = {key: value for key, value in os.environ.items() if key not in ("PIP_FIND_LINKS", "UV_FIND_LINKS")}
+    result = subprocess.run(
+        ["make", "-s", "--no-print-directory", "lock", f"LOCK_FILE={relocked}", f"TORCH_INDEX={index.parent.as_uri()}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert relocked.read_text() == LOCK.read_text(), "make lock writes another lock from PyTorch's index"
