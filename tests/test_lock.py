@@ -82,6 +82,12 @@ def pinned(lock_text: str) -> set[str]:
     return {canonicalize_name(Requirement(line).name) for line in lock_text.splitlines() if line[:1].isalnum()}
 
 
+def linux_torch_version() -> str:
+    """The version of torch's Linux CPU build in the lock, e.g. `2.13.0+cpu`."""
+    torch = next(Requirement(line) for line in LOCK.read_text().splitlines() if re.match(r"torch==.*\+cpu", line))
+    return next(iter(torch.specifier)).version
+
+
 def linux_torch_wheel_unreachable(python: str) -> str | None:
     """Why torch's Linux CPU wheel for `python` cannot be resolved from here, or None if it can.
 
@@ -89,8 +95,7 @@ def linux_torch_wheel_unreachable(python: str) -> str | None:
     the cp311 wheel in the Makefile's wheel folder (PIP_FIND_LINKS)."""
     if "download.pytorch.org" in SETTINGS.get("UV_INDEX", ""):
         return None
-    torch = next(Requirement(line) for line in LOCK.read_text().splitlines() if "+cpu" in line)
-    version = next(iter(torch.specifier)).version
+    version = linux_torch_version()
     abi = "cp" + "".join(python.split(".")[:2])
     folders = SETTINGS.get("UV_FIND_LINKS", "").split()
     if any(next(Path(folder).glob(f"torch-{version}-{abi}-*.whl"), None) for folder in folders):
@@ -105,6 +110,8 @@ def linux_torch_wheel_unreachable(python: str) -> str | None:
 @pytest.mark.parametrize("python", PYTHONS)
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_lock_resolves_and_is_complete(platform, python, tmp_path):
+    """uv resolves the lock for `platform` and `python` to nothing but the lock's own pins: a pin with no
+    release or wheel there fails, and so does a dependency of that platform missing from the lock."""
     lock_text = LOCK.read_text()
     unreachable = linux_torch_wheel_unreachable(python) if platform.startswith("linux") else None
     if unreachable:
@@ -140,8 +147,7 @@ def test_lock_is_what_make_lock_writes_from_pytorchs_index(tmp_path):
     own name and under a Windows one."""
     if "UV_INDEX" in SETTINGS:
         pytest.skip("make lock reads PyTorch's index itself here: the test above covers it")
-    torch = next(Requirement(line) for line in LOCK.read_text().splitlines() if "+cpu" in line)
-    version = next(iter(torch.specifier)).version
+    version = linux_torch_version()
     wheel = next(
         (w for folder in SETTINGS["UV_FIND_LINKS"].split() for w in Path(folder).glob(f"torch-{version}-*.whl")), None
     )
