@@ -1,11 +1,29 @@
-# Every target sets up .venv from requirements.lock first (once, and again when the lock changes).
+# Every target sets up .venv from requirements.lock first (once, and again when the lock changes), with
+# uv, which the first run installs from PyPI into .venv: a machine needs only Python and make.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+UV := $(BIN)/uv
+UV_VERSION := 0.13.9
 INSTALLED := $(VENV)/.installed
+LOCK_FILE := requirements.lock
 export NO_MKDOCS_2_WARNING := 1
+# uv uses the Python it is given (PYTHON, .venv's) and never downloads one of its own.
+export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: serve build test update-outputs bench lock clean
+# Linux installs torch's CPU build, which is not on PyPI. Where pip is given a folder of wheels
+# (PIP_FIND_LINKS: this project's machines keep torch's CPU wheel there, and cannot reach PyTorch's
+# index), uv gets the same folder, as it does not read pip's settings. Elsewhere PyTorch's CPU index
+# is asked only for what PyPI does not have (torch==X+cpu): every other package still comes from PyPI.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+ifdef PIP_FIND_LINKS
+export UV_FIND_LINKS ?= $(PIP_FIND_LINKS)
+else
+export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
+export UV_INDEX_STRATEGY ?= unsafe-first-match
+endif
+
+.PHONY: serve build test update-outputs bench lock venv uv-settings clean
 
 serve: $(INSTALLED)
 	$(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
@@ -26,19 +44,29 @@ update-outputs: $(INSTALLED)
 bench: $(INSTALLED)
 	$(BIN)/python bench/bench.py $(BENCH)
 
-# Regenerate requirements.lock from pyproject.toml in a scratch environment.
-lock:
-	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/python -m pip install --quiet --upgrade pip
-	.lock-venv/bin/python -m pip install --quiet .
-	.lock-venv/bin/python -m pip freeze --exclude autograd-field-notes > requirements.lock
-	rm -rf .lock-venv build
+# Regenerate requirements.lock from pyproject.toml: one file for every platform and Python the project
+# supports, told apart by environment markers (tests/test_lock.py resolves it for each). Versions
+# already in the lock are kept unless pyproject.toml rules them out; `make lock LOCK=--upgrade` lifts them.
+lock: $(UV)
+	$(UV) pip compile pyproject.toml --universal --quiet --no-annotate --custom-compile-command "make lock" \
+		$(LOCK) --output-file $(LOCK_FILE)
 
-$(INSTALLED): requirements.lock pyproject.toml
+# Only the set-up (bench/bench.py times it into an empty VENV).
+venv: $(INSTALLED)
+
+# Where uv looks for packages (above), for tests/test_lock.py.
+uv-settings:
+	@env | grep '^UV_'
+
+# Again when this file changes: it pins uv's version.
+$(UV): Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	touch $@
+
+$(INSTALLED): $(LOCK_FILE) pyproject.toml $(UV)
+	$(UV) pip install --quiet --python $(BIN)/python -r $(LOCK_FILE)
+	$(UV) pip install --quiet --python $(BIN)/python --no-deps -e .
 	touch $@
 
 clean:

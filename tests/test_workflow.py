@@ -1,5 +1,6 @@
 """The GitHub Actions workflow that ships with the site cannot run here, so it is linted: it must be a
-valid workflow (GitHub's schema), pass zizmor's security audit, and run the same targets as .ci/run."""
+valid workflow (GitHub's schema), pass zizmor's security audit, run the same targets as .ci/run, and
+carry over from one run to the next what the set-up downloads and what the examples printed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import sys
 from pathlib import Path
 
 import yaml
+from mkdocs.utils.yaml import yaml_load
+from mkdocs_jupyter.plugin import Plugin as JupyterPlugin
 
+from fieldnotes.cache import CACHE_DIR
 from tests.conftest import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "docs.yml"
@@ -36,3 +40,41 @@ def test_workflow_runs_the_same_targets_as_ci():
     assert runs["publish"] == ["make build"]
     assert "make test" in (ROOT / ".ci" / "run").read_text()
     assert jobs["publish"]["needs"] == "test"
+
+
+def cache_steps(job: dict, action: str) -> list[dict]:
+    """The steps of `job` that use actions/cache/`action` (restore or save)."""
+    return [step for step in job["steps"] if step.get("uses", "").startswith(f"actions/cache/{action}@")]
+
+
+def notebook_cache_dir() -> str:
+    """Where mkdocs-jupyter caches executed notebooks: mkdocs.yml's `cache_dir`, or the plugin's default."""
+    plugins = yaml_load((ROOT / "mkdocs.yml").read_text())["plugins"]
+    jupyter = next(
+        entry["mkdocs-jupyter"] for entry in plugins if isinstance(entry, dict) and "mkdocs-jupyter" in entry
+    )
+    return jupyter.get("cache_dir", dict(JupyterPlugin.config_scheme)["cache_dir"].default)
+
+
+def test_workflow_caches_downloads_and_runs():
+    """Dropping a cache step, saving under another key than the one restored, keying the downloads on
+    something else than the lock, or moving a run cache (fieldnotes.cache.CACHE_DIR, mkdocs-jupyter's
+    cache_dir) without the workflow following: each would make every CI run set up or run cold."""
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    test, publish = workflow["jobs"]["test"], workflow["jobs"]["publish"]
+    downloads = frozenset([workflow["env"]["UV_CACHE_DIR"]])
+    runs = frozenset([CACHE_DIR, notebook_cache_dir()])
+
+    restored = {frozenset(step["with"]["path"].split()): step for step in cache_steps(test, "restore")}
+    assert set(restored) == {downloads, runs}, "the test job restores uv's cache and the run caches"
+    assert "hashFiles('requirements.lock')" in restored[downloads]["with"]["key"], "downloads are keyed on the lock"
+
+    saved = {(frozenset(step["with"]["path"].split()), step["with"]["key"]) for step in cache_steps(test, "save")}
+    assert saved == {
+        (paths, f"${{{{ steps.{step['id']}.outputs.cache-primary-key }}}}") for paths, step in restored.items()
+    }, "the test job saves each cache under the key it restored"
+
+    assert [step["with"] for step in cache_steps(publish, "restore")] == [
+        step["with"] for step in cache_steps(test, "restore")
+    ], "publish restores what the test job saved"
+    assert not cache_steps(publish, "save")
