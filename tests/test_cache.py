@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 from types import SimpleNamespace
 
 from fieldnotes import cache
@@ -67,10 +69,49 @@ def test_torch_or_any_dependency_version_changes_the_key(project: Project, monke
     assert keys[0] == keys[1] and keys[1] != keys[2]
 
 
-def test_real_fingerprint_covers_the_installed_torch():
+def _fingerprint_with(monkeypatch, distributions) -> str:
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: list(distributions))
     cache.environment_fingerprint.cache_clear()
-    assert importlib.metadata.version("torch").startswith("2.13.0")
-    assert len(cache.environment_fingerprint()) == 64
+    try:
+        return cache.environment_fingerprint()
+    finally:
+        monkeypatch.undo()
+        cache.environment_fingerprint.cache_clear()
+
+
+def test_real_fingerprint_covers_the_installed_torch(monkeypatch):
+    """Catches a fingerprint that leaves out (or filters away) the real torch distribution."""
+    real = list(importlib.metadata.distributions())
+    assert any(d.metadata["Name"] == "torch" for d in real)
+    without_torch = [d for d in real if d.metadata["Name"] != "torch"]
+    assert _fingerprint_with(monkeypatch, real) != _fingerprint_with(monkeypatch, without_torch)
+
+
+def test_the_projects_own_distribution_is_left_out(monkeypatch):
+    """Catches counting the project's own distribution: its egg-info in the checkout is found only from
+    the checkout's directory, so the same environment would get two fingerprints."""
+    others = [d for d in importlib.metadata.distributions() if "field" not in d.metadata["Name"].lower()]
+    own = SimpleNamespace(metadata={"Name": "autograd-field-notes"}, version="0.1.0")
+    egg = SimpleNamespace(metadata={"Name": "autograd_field_notes"}, version="0.2.0")
+    expected = _fingerprint_with(monkeypatch, others)
+    assert _fingerprint_with(monkeypatch, [*others, own]) == expected
+    assert _fingerprint_with(monkeypatch, [*others, own, egg]) == expected
+
+
+def test_fingerprint_is_the_same_from_any_directory(tmp_path):
+    """The bug itself: a build from the checkout and a build from elsewhere share the cache."""
+    code = "from fieldnotes import cache; print(cache.environment_fingerprint())"
+
+    def fingerprint(cwd) -> str:
+        done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    egg = tmp_path / "checkout"
+    (egg / "autograd_field_notes.egg-info").mkdir(parents=True)
+    (egg / "autograd_field_notes.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: autograd-field-notes\nVersion: 0.1.0\n"
+    )
+    assert fingerprint(egg) == fingerprint(tmp_path)
 
 
 def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project: Project):
