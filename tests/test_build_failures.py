@@ -31,7 +31,8 @@ def broken_build(tmp_path_factory):
         + "\n"
         + block("slow.py").replace('title="snippets/slow.py"', 'title="snippets/slow.py" timeout="1"')
         + "\n"
-        + 'It prints `tensor(4.)`{ data-out="good.py" }.\n\n'
+        # A true claim first: a check that stopped at a page's first claim would miss the false one.
+        + 'It prints `tensor(3.)`{ data-out="good.py" }, not `tensor(4.)`{ data-out="good.py" }.\n\n'
         + '```python exec="on"\nprint("inline code")\n```\n',
     )
     project.set_option("fieldnotes", timeout=3)
@@ -81,7 +82,11 @@ def test_a_fence_can_set_its_own_timeout(broken_build):
 
 
 def test_false_claim_is_named(broken_build):
-    assert "the page claims snippets/good.py prints `tensor(4.)`, but its recorded output" in broken_build.stderr
+    """Catches a claim check that reads only the first claim of a page, or none: the false claim follows a
+    true one. (test_good_project_builds catches one that flags true claims.)"""
+    log = broken_build.stderr
+    assert "the page claims snippets/good.py prints `tensor(4.)`, but its recorded output" in log
+    assert "prints `tensor(3.)`" not in log
 
 
 def test_inline_code_is_refused(broken_build):
