@@ -182,34 +182,44 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         # the shown source's fence, which the highlighter then refuses to render.
         extra = {k: v for k, v in options.get("extra", {}).items() if k not in FENCE_SETTINGS}
         options = {**options, "extra": extra}
-        return markdown_exec.base_format(language="python", run=self._run_block, code=source, md=md, **options)
-
-    def _run_block(self, code: str, **_options) -> str:
-        example = self.by_code.get(_code_key(code))
+        example = self.by_code.get(_code_key(source))
         if example is None:
             log.warning(
                 f"{self.page_path}: an executed python block holds code that is not a snippet file. "
                 f'Put it in {SNIPPETS_DIR}/NAME.py and write the block as --8<-- "NAME.py".'
             )
             return ""
+        output, problem = self._output(example)
+        if problem:
+            # The warning fails a strict build; the page (written all the same, and served by `make serve`)
+            # says what is wrong instead of showing an output nobody recorded.
+            log.warning(f"{self.page_path}:{self._line_of(example.snippet)}: {problem}")
+            return _problem_block(example, problem)
+        return markdown_exec.base_format(language="python", run=lambda *_, **__: output, code=source, md=md, **options)
+
+    def _output(self, example: Example) -> tuple[str, str | None]:
+        """What the page shows for the example, or what is wrong with it."""
         if not self.config.execute:
-            return example.recorded() or ""
-        where = f"{self.page_path}:{self._line_of(example.snippet)}"
+            return example.recorded() or "", None
         try:
             run = self.runs[example.snippet].result()
         except runner.SnippetTimeout as timeout:
-            log.warning(f"{where}: {timeout}. It printed before that:\n{timeout.partial_output}")
-            return timeout.partial_output
-        problem = drift(example, run)
-        if problem:
-            log.warning(f"{where}: {problem}")
-        return run.output
+            return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
+        return run.output, drift(example, run)
 
     def _line_of(self, snippet: str) -> int:
         for number, line in enumerate(self.page_source.splitlines(), start=1):
             if "--8<--" in line and f'"{Path(snippet).relative_to(SNIPPETS_DIR)}"' in line:
                 return number
         return 0
+
+
+def _problem_block(example: Example, problem: str) -> str:
+    return (
+        '<div class="admonition failure fieldnotes-drift">'
+        f'<p class="admonition-title">{html.escape(example.snippet)} did not print its recorded output</p>'
+        f"<pre><code>{html.escape(problem)}</code></pre></div>"
+    )
 
 
 def _code_key(code: str) -> str:

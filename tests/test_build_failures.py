@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import TORCH_PIN, Project, block
@@ -36,7 +38,14 @@ def broken_build(tmp_path_factory):
         + '```python exec="on"\nprint("inline code")\n```\n',
     )
     project.set_option("fieldnotes", timeout=3)
-    return project.build(timeout=300)
+    result = project.build(timeout=300)
+    result.site = project.path / "site"
+    return result
+
+
+@pytest.fixture(scope="module")
+def broken_page(broken_build) -> str:
+    return (broken_build.site / "index.html").read_text()
 
 
 def test_broken_build_fails(broken_build):
@@ -50,6 +59,16 @@ def test_drift_shows_a_unified_diff_naming_page_and_snippet(broken_build):
     assert "--- snippets/drifted.out (recorded)" in log
     assert "-tensor(3.)" in log and "+tensor(4.)" in log
     assert "re-record it with: make update-outputs" in log
+
+
+def test_drifted_example_shows_the_diff_not_its_output(broken_build, broken_page):
+    """Catches a page that shows a drifted output as if it were recorded (MkDocs writes the pages before the
+    strict abort; `make serve` is not strict)."""
+    problems = re.findall(r'<div class="admonition failure fieldnotes-drift">.*?</div>', broken_page, re.DOTALL)
+    (drifted,) = [p for p in problems if "snippets/drifted.py did not print" in p]
+    assert "-tensor(3.)" in drifted and "+tensor(4.)" in drifted
+    outputs = re.findall(r"<pre><span></span><code>(.*?)</code></pre>", broken_page, re.DOTALL)
+    assert "tensor(4.)" not in "".join(outputs) and "tensor(3.)" in "".join(outputs)  # good.py's output is shown
 
 
 def test_raising_snippet_is_named_with_its_error(broken_build):
