@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import importlib.metadata
-import os
 import platform
 import posixpath
 import re
@@ -19,8 +18,6 @@ from pathlib import Path
 
 import markdown_exec
 import nbformat
-from mkdocs.config import config_options
-from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
@@ -28,9 +25,11 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import cache, graph_fence, runner
-from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
-from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
+from fieldnotes import cache, graph_fence, pages, runner
+from fieldnotes.config import FieldNotesConfig
+from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
+from fieldnotes.page_notebook import page_notebook
+from fieldnotes.pages import OWN_OPTIONS, snippets_of
 
 log = get_plugin_logger("fieldnotes")
 
@@ -39,20 +38,10 @@ log = get_plugin_logger("fieldnotes")
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
 
 
-FENCE_SETTINGS = ("timeout",)
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
 # Where whitespace is content (<pre>, <code>, <textarea>) or code (<script>, <style>): kept as it is.
 _VERBATIM = re.compile(r"<(pre|code|textarea|script|style)\b.*?</\1>", re.DOTALL)
 _INDENTATION = re.compile(r"\n\s+")  # a line break, then indentation and blank lines
-
-
-class FieldNotesConfig(Config):
-    timeout = config_options.Type((int, float), default=DEFAULT_TIMEOUT)
-    """Seconds an example may run before it is killed and the build fails."""
-    execute = config_options.Type(bool, default=True)
-    """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
-    cache = config_options.Type(bool, default=True)
-    """Reuse an earlier run's output when the snippet and the environment are unchanged (see cache.py)."""
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
@@ -96,12 +85,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
         # Readers can download every snippet file, and each page's examples as one notebook.
         self.notebooks: dict[str, str] = {}
-        timeouts: dict[str, float] = {}
+        sources: list[str] = []
         for example in examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
         for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
-            timeouts.update(fence_timeouts(markdown))
+            sources.append(markdown)
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
@@ -110,13 +99,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                 files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
                 self.notebooks[page.src_uri] = notebook_uri
         if self.config.execute:
-            self._start(examples, timeouts)
+            self._start(examples, pages.timeouts(sources, self.config.timeout))
         return files
 
     def _start(self, examples: list[Example], timeouts: dict[str, float]) -> None:
-        """Start every example now, one per core at a time, so they run while MkDocs reads the pages.
-        (More at once only makes torch's threads fight over the cores: slower, measured on 2 cores.)"""
-        pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+        """Start every example now, `runner.JOBS` at a time, so they run while MkDocs reads the pages."""
+        pool = ThreadPoolExecutor(max_workers=runner.JOBS)
         self.runs: dict[str, Future] = {}
         for example in examples:
             cached = cache.load(example) if self.config.cache else None
@@ -180,7 +168,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _format(self, source, language, css_class, options, md, **kwargs):
         # Settings of ours (timeout="...") are read in on_files; markdown-exec would copy them onto
         # the shown source's fence, which the highlighter then refuses to render.
-        extra = {k: v for k, v in options.get("extra", {}).items() if k not in FENCE_SETTINGS}
+        extra = {k: v for k, v in options.get("extra", {}).items() if k not in OWN_OPTIONS}
         options = {**options, "extra": extra}
         example = self.by_code.get(_code_key(source))
         if example is None:

@@ -25,6 +25,10 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+# How many examples run at once, in a build and in `record`: one per core (more only makes torch's
+# threads fight over the cores: slower, measured on 2 cores).
+JOBS = os.cpu_count() or 2
+
 _server = multiprocessing.get_context("forkserver")
 # "__main__" first: the server imports the parent's main script once, so that each forked child
 # does not import it again (multiprocessing would otherwise re-run it per child).

@@ -152,9 +152,12 @@ class Project:
             for p in self.config["plugins"]
         ]
 
-    def build(self, **kwargs) -> subprocess.CompletedProcess:
+    def write_config(self) -> None:
         self.config["nav"] = self.pages
         (self.path / "mkdocs.yml").write_text(json.dumps(self.config))  # JSON is YAML
+
+    def build(self, **kwargs) -> subprocess.CompletedProcess:
+        self.write_config()
         return mkdocs_build(self.path, self.path / "site", **kwargs)
 
 

@@ -31,7 +31,9 @@ def broken_build(tmp_path_factory):
         + "".join(block(s) + "\n" for s in ["good.py", "drifted.py", "raises.py", "syntax.py", "unrecorded.py"])
         + block("hangs.py")
         + "\n"
-        + block("slow.py").replace('title="snippets/slow.py"', 'title="snippets/slow.py" timeout="1"')
+        # Options in another order than block() writes them: the build must still read the timeout.
+        + '```python timeout="1" title="snippets/slow.py" exec="on" source="above" result="text"\n'
+        + '--8<-- "slow.py"\n```\n'
         + "\n"
         # A true claim first: a check that stopped at a page's first claim would miss the false one.
         + 'It prints `tensor(3.)`{ data-out="good.py" }, not `tensor(4.)`{ data-out="good.py" }.\n\n'
@@ -97,6 +99,7 @@ def test_hanging_snippet_is_killed_after_the_timeout(broken_build):
 
 
 def test_a_fence_can_set_its_own_timeout(broken_build):
+    """Catches a fence timeout that is ignored, also when exec="on" is not the fence's first option."""
     assert "snippets/slow.py did not finish within 1 s and was killed" in broken_build.stderr
 
 

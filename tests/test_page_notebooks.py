@@ -4,17 +4,33 @@ files: the cells are those files in page order, and the notebook runs top to bot
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from pytest_examples import find_examples
 
 from fieldnotes import cache
-from fieldnotes.page_notebook import RAISES_TAG, snippets_of
-from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
+from fieldnotes.page_notebook import RAISES_TAG
+from tests.conftest import REUSE_RUNS, ROOT, Project, block, reader_run_kind
 
 KIND = reader_run_kind("page notebook", __file__)
-PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if snippets_of(p.read_text())]
+INCLUDE = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
+
+
+def executed_snippets(page: Path) -> list[str]:
+    """The snippet files a page's executed blocks include, in page order, read with pytest-examples (not
+    with the plugin's parser): every python fence whose options say exec="on", wherever it says so."""
+    found = []
+    for example in find_examples(page):
+        if example.prefix_settings().get("exec") == "on":
+            found.append(f"snippets/{INCLUDE.match(example.source.strip())['path']}")
+    return found
+
+
+PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if executed_snippets(p)]
 
 
 def notebook_of(site, page) -> nbformat.NotebookNode:
@@ -26,7 +42,7 @@ def notebook_of(site, page) -> nbformat.NotebookNode:
 def test_notebook_cells_are_the_pages_snippets(built_site, page):
     notebook = notebook_of(built_site, page)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
-    assert code == [(ROOT / s).read_text().rstrip("\n") for s in snippets_of(page.read_text())]
+    assert code == [(ROOT / s).read_text().rstrip("\n") for s in executed_snippets(page)]
     page_html = (built_site / page.relative_to(ROOT / "docs").with_suffix("") / "index.html").read_text()
     assert "Download this page's examples as a notebook (.ipynb)" in page_html
 
@@ -47,3 +63,17 @@ def test_notebook_runs_top_to_bottom(built_site, page):
     for cell, did, should in zip(code, raised, expected, strict=True):
         assert did == should, f"{page.name}: cell {json.dumps(cell.source[:60])} raised={did}"
     cache.store_data(ROOT, key, {"page": page.name, "raised": raised})
+
+
+def test_a_block_with_its_options_in_another_order_is_in_the_notebook(project: Project):
+    """Catches a notebook that drops an executed block whose exec="on" is not its first option (the page
+    runs and shows it all the same)."""
+    project.snippet("first.py", "print(1)\n", recorded="1\n")
+    project.snippet("second.py", "print(2)\n", recorded="2\n")
+    reordered = '```python title="snippets/second.py" result="text" exec="on" source="above"\n--8<-- "second.py"\n```\n'
+    project.page("index.md", "# Page\n\n" + block("first.py") + "\n" + reordered)
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    notebook = nbformat.reads((project.path / "site" / "notebooks" / "index.ipynb").read_text(), as_version=4)
+    assert [c.source for c in notebook.cells if c.cell_type == "code"] == ["print(1)", "print(2)"]
+    assert executed_snippets(project.path / "docs" / "index.md") == ["snippets/first.py", "snippets/second.py"]
