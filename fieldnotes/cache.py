@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import sys
+import threading
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -66,9 +67,10 @@ def load_data(root: Path, key: str) -> dict | None:
 
 
 def store_data(root: Path, key: str, data: dict) -> None:
+    """Store `data` under `key`, atomically: a killed build, or two writers at once, leave no torn entry."""
     path = root / CACHE_DIR / f"{key}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")  # a killed build leaves no torn entry
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     partial.write_text(json.dumps(data), encoding="utf-8")
     partial.replace(path)
 

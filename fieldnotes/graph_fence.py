@@ -142,21 +142,26 @@ def draw(root: Path, spec: Spec, timeout: float) -> str:
     return svg
 
 
-def cache_path(root: Path, spec: Spec) -> Path:
+def drawing_code() -> list[Path]:
+    """The code that draws a diagram: the graph module and this one."""
+    return [Path(graph.__file__), Path(__file__)]
+
+
+def cache_key(root: Path, spec: Spec) -> str:
     digest = hashlib.sha256(cache.key(Example(root, spec.snippet)).encode())
-    for module in (graph.__file__, __file__):
-        digest.update(Path(module).read_bytes())
+    for module in drawing_code():
+        digest.update(module.read_bytes())
     digest.update(repr(spec).encode())
-    return root / cache.CACHE_DIR / f"graph-{digest.hexdigest()}.svg"
+    return f"graph-{digest.hexdigest()}"
 
 
 def cached_draw(root: Path, spec: Spec, timeout: float) -> str:
-    path = cache_path(root, spec)
-    if path.exists():
-        return path.read_text(encoding="utf-8")
+    key = cache_key(root, spec)
+    stored = cache.load_data(root, key)
+    if stored is not None:
+        return stored["svg"]
     svg = draw(root, spec, timeout)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(svg, encoding="utf-8")
+    cache.store_data(root, key, {"snippet": spec.snippet, "svg": svg})
     return svg
 
 

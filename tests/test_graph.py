@@ -520,6 +520,23 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     assert len(runs) == 6
 
 
+def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_path):
+    """Catches a cached diagram that outlives a change to the graph code or the fence: the key must cover
+    every module of it (listed here from the files themselves), and change with each one."""
+    expected = {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
+    assert {p.resolve() for p in graph_fence.drawing_code()} == expected
+    (tmp_path / "code").mkdir()
+    copies = [Path(shutil.copy(p, tmp_path / "code" / p.name)) for p in graph_fence.drawing_code()]
+    monkeypatch.setattr(graph_fence, "drawing_code", lambda: copies)
+    spec = graph_fence.parse("snippet: grad_none/seed.py\ntensors: a b c", copy)
+    keys = [graph_fence.cache_key(copy, spec)]
+    assert graph_fence.cache_key(copy, spec) == keys[0]
+    for module in copies:
+        module.write_text(module.read_text() + "\n# an edit\n")
+        keys.append(graph_fence.cache_key(copy, spec))
+    assert len(set(keys)) == len(copies) + 1
+
+
 def test_wide_graphs_are_folded_into_narrow_rows():
     # loss = sum of eight terms: one row would hold eight leaves, far too wide for a phone.
     namespace = {f"w{i}": torch.ones(2, requires_grad=True) for i in range(8)}
