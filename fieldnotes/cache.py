@@ -23,12 +23,11 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from fieldnotes import runner
+from fieldnotes import DISTRIBUTION, runner
 from fieldnotes.examples import SNIPPETS_DIR, Example
 from fieldnotes.runner import Run
 
 CACHE_DIR = ".cache/fieldnotes"
-PROJECT_DISTRIBUTION = "autograd-field-notes"
 
 
 @functools.cache
@@ -41,7 +40,7 @@ def environment_fingerprint() -> str:
     distributions = sorted(
         f"{d.metadata['Name']}=={d.version}"
         for d in importlib.metadata.distributions()
-        if canonicalize_name(d.metadata["Name"]) != PROJECT_DISTRIBUTION
+        if canonicalize_name(d.metadata["Name"]) != DISTRIBUTION
     )
     runner_code = Path(runner.__file__).read_bytes()
     parts = [sys.version, platform.machine(), *distributions, hashlib.sha256(runner_code).hexdigest()]

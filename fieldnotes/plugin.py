@@ -9,7 +9,6 @@ the same function the tests call. Any problem is logged as a warning, which fail
 from __future__ import annotations
 
 import html
-import importlib.metadata
 import platform
 import posixpath
 import re
@@ -18,18 +17,17 @@ from pathlib import Path
 
 import markdown_exec
 import nbformat
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
-from packaging.requirements import Requirement
-from packaging.version import Version
 
 from fieldnotes import cache, graph_fence, pages, runner
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
+from fieldnotes.indentation import strip_indentation
 from fieldnotes.page_notebook import page_notebook
 from fieldnotes.pages import OWN_OPTIONS, snippets_of
+from fieldnotes.torch_pin import require_pinned_torch
 
 log = get_plugin_logger("fieldnotes")
 
@@ -39,14 +37,11 @@ _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>',
 
 
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
-# Where whitespace is content (<pre>, <code>, <textarea>) or code (<script>, <style>): kept as it is.
-_VERBATIM = re.compile(r"<(pre|code|textarea|script|style)\b.*?</\1>", re.DOTALL)
-_INDENTATION = re.compile(r"\n\s+")  # a line break, then indentation and blank lines
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
-        _require_pinned_torch()
+        require_pinned_torch()
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         # mkdocs-jupyter's cache key covers the notebook and its settings, not what is installed:
@@ -212,39 +207,3 @@ def _problem_block(example: Example, problem: str) -> str:
 
 def _code_key(code: str) -> str:
     return code.strip()
-
-
-def _require_pinned_torch() -> None:
-    """Stop at once, with what to do, when torch is missing or older than the pinned one."""
-    pinned = _pinned_torch()
-    try:
-        installed = Version(importlib.metadata.version("torch"))
-    except importlib.metadata.PackageNotFoundError:
-        raise PluginError(
-            f"torch is not installed in this environment; the examples need torch {pinned}. "
-            f"Run `make build` (it sets up .venv), or: pip install torch=={pinned}"
-        ) from None
-    if installed.release < pinned.release:
-        raise PluginError(
-            f"torch {installed} is installed but the examples are recorded with torch {pinned}. "
-            f"Run `make build` (it sets up .venv), or: pip install torch=={pinned}"
-        )
-
-
-def _pinned_torch() -> Version:
-    for requirement in importlib.metadata.requires("autograd-field-notes") or []:
-        parsed = Requirement(requirement)
-        if parsed.name == "torch":
-            return Version(next(iter(parsed.specifier)).version)
-    raise PluginError("pyproject.toml does not pin torch")
-
-
-def strip_indentation(page_html: str) -> str:
-    """The page without the templates' indentation and blank lines (about 5 KB a page): one line break
-    stays wherever there was whitespace, so nothing renders differently."""
-    parts, position = [], 0
-    for verbatim in _VERBATIM.finditer(page_html):
-        parts += [_INDENTATION.sub("\n", page_html[position : verbatim.start()]), verbatim.group(0)]
-        position = verbatim.end()
-    parts.append(_INDENTATION.sub("\n", page_html[position:]))
-    return "".join(parts)

@@ -10,7 +10,7 @@ import sys
 import pytest
 from mkdocs.exceptions import PluginError
 
-from fieldnotes import plugin
+from fieldnotes import torch_pin
 from tests.conftest import ROOT, TORCH_PIN
 
 
@@ -30,9 +30,9 @@ def test_missing_torch_stops_the_build_saying_what_to_install(monkeypatch):
 
     monkeypatch.setattr(importlib.metadata, "version", version)
     with pytest.raises(PluginError, match=rf"torch is not installed .* pip install torch=={re.escape(TORCH_PIN)}"):
-        plugin._require_pinned_torch()
+        torch_pin.require_pinned_torch()
 
 
 def test_pinned_torch_is_read_from_the_project_metadata():
     """Against pyproject.toml itself, read here independently of the installed metadata the plugin reads."""
-    assert str(plugin._pinned_torch()) == TORCH_PIN
+    assert str(torch_pin.pinned_torch()) == TORCH_PIN
