@@ -130,9 +130,6 @@ class Graph:
     names: tuple[str, ...]
     collapsed: str = "none"
 
-    def node(self, node_id: str) -> Node:
-        return next(n for n in self.nodes if n.id == node_id)
-
     def description(self) -> str:
         return _describe(self)
 

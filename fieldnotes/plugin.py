@@ -1,9 +1,14 @@
 """The MkDocs plugin that executes every example and refuses to show one that drifted.
 
-Python blocks with `exec="on"` keep markdown-exec's syntax and rendering (its validator and
-`base_format`), but are run by `fieldnotes.runner` (one isolated process each) instead of in the
-build process, and their output is compared with the recorded one by `fieldnotes.examples.drift`,
-the same function the tests call. Any problem is logged as a warning, which fails the strict build.
+When the files are collected (`on_files`), every snippet under snippets/ starts running, one process
+each (`fieldnotes.runner`), or is taken from the cache (`fieldnotes.cache`), while MkDocs reads the
+pages. A python block with `exec="on"` keeps markdown-exec's syntax and rendering (its validator and
+`base_format`), but is not executed by markdown-exec: it is matched by its content to its snippet,
+whose run is compared with the recorded output by `fieldnotes.examples.drift`, the function the tests
+call. A block that drifted, raised unexpectedly or timed out shows an error admonition with the diff
+instead of an output. Every problem (a drift, a false claim `text`{ data-out="x.py" }, inline code)
+is logged as a warning, which fails the strict build. The plugin also lists each snippet and each
+page's notebook as a download, and adds the ```autograd-graph fence (`fieldnotes.graph_fence`).
 """
 
 from __future__ import annotations

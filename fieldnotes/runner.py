@@ -135,11 +135,3 @@ def only_own_frames(text: str, snippet: str) -> str:
             kept.append(line)
     return "".join(kept)
 
-
-def normalise_standalone(output: str, root: Path, snippet: str) -> str:
-    """Make the output of a real `python snippet` comparable with `run_snippet`'s.
-
-    The interpreter shows the script's absolute path in warnings and tracebacks; show it relative
-    to the project root, as a reader running from the checkout sees it, and keep only its frames.
-    """
-    return only_own_frames(output.replace(f"{root}{os.sep}", ""), snippet)
