@@ -134,4 +134,3 @@ def only_own_frames(text: str, snippet: str) -> str:
         if not skipping:
             kept.append(line)
     return "".join(kept)
-

@@ -4,9 +4,11 @@ accessible, self-contained and byte-identical from one build to the next."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import logging
 import os
+import pkgutil
 import re
 import runpy
 import shutil
@@ -520,10 +522,41 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     assert len(runs) == 6
 
 
+def test_graph_crosses_processes_as_data_unchanged(example):
+    """Catches a field lost or altered on the way from the snippet's process (emit) to the MkDocs process
+    (extract), where the graph is laid out and drawn."""
+    namespace, names, g = example
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        print("what the snippet printed")
+        graph.emit(namespace, {"tensors": names, "collapse": "none"})
+    received, problem = graph.extract(output.getvalue())
+    assert problem is None and received == g  # every field but the live objects (Node.ref)
+    assert graph.render_svg(received) == graph.render_svg(g)
+
+
+def test_drawing_needs_no_torch():
+    """Catches the MkDocs process importing torch to lay out and draw a diagram."""
+    code = (
+        "import json, sys\n"
+        "from fieldnotes import graph, graph_fence\n"
+        "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
+        " 'is_leaf': True, 'grad': 'None'}],"
+        " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"
+        "svg = graph.render_svg(graph.Graph.from_data(data))\n"
+        "assert svg.startswith('<svg') and 'torch' not in sys.modules, sorted(sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_path):
     """Catches a cached diagram that outlives a change to the graph code or the fence: the key must cover
     every module of it (listed here from the files themselves), and change with each one."""
-    expected = {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
+    package = [m.name for m in pkgutil.iter_modules(graph.__path__)]
+    assert len(package) >= 5  # build, describe, layout, svg, protocol (and the model)
+    expected = {Path(importlib.import_module(f"fieldnotes.graph.{m}").__file__).resolve() for m in package}
+    expected |= {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
     assert {p.resolve() for p in graph_fence.drawing_code()} == expected
     (tmp_path / "code").mkdir()
     copies = [Path(shutil.copy(p, tmp_path / "code" / p.name)) for p in graph_fence.drawing_code()]
