@@ -6,11 +6,14 @@ from __future__ import annotations
 import importlib.metadata
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
-from fieldnotes import cache
+from mkdocs.config import load_config
+
+from fieldnotes import cache, runner
 from fieldnotes.examples import Example
-from tests.conftest import Project, block
+from tests.conftest import ROOT, Project, block
 
 COUNTING = """from pathlib import Path
 
@@ -121,3 +124,31 @@ def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project
     assert cache.key(example) == cache.key(example, "build") != before
     project.snippet("example.py", "print('y')\n")
     assert cache.key(example, "standalone") != before
+
+
+def test_runner_code_changes_the_key(project: Project, monkeypatch, tmp_path):
+    """Catches a key that leaves out the code that runs and captures the snippet (fieldnotes/runner.py)."""
+    project.snippet("example.py", "print('x')\n")
+    example = Example(project.path, "snippets/example.py")
+    code = tmp_path / "runner.py"
+    code.write_bytes(Path(runner.__file__).read_bytes())
+    monkeypatch.setattr(runner, "__file__", str(code))
+    keys = []
+    for edit in ["", "# an edit\n"]:
+        code.write_text(code.read_text() + edit)
+        cache.environment_fingerprint.cache_clear()
+        keys.append(cache.key(example))
+    cache.environment_fingerprint.cache_clear()
+    assert keys[0] != keys[1]
+
+
+def test_notebook_cache_is_kept_per_environment(monkeypatch):
+    """Catches reusing the exercise notebook's executed output after an upgrade: mkdocs-jupyter's own cache
+    key covers only the notebook and its settings, so the plugin gives each environment its own folder."""
+    folders = []
+    for fingerprint in ["a" * 64, "b" * 64]:
+        monkeypatch.setattr(cache, "environment_fingerprint", lambda fingerprint=fingerprint: fingerprint)
+        config = load_config(str(ROOT / "mkdocs.yml"))
+        config.plugins["fieldnotes"].on_config(config)
+        folders.append(config.plugins["mkdocs-jupyter"].config["cache_dir"])
+    assert folders[0] != folders[1]
