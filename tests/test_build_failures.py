@@ -51,11 +51,13 @@ def broken_page(broken_build) -> str:
 
 
 def test_broken_build_fails(broken_build):
+    """Catches problems that are only logged below warning level, or a build that is not strict."""
     assert broken_build.returncode != 0
     assert "Aborted with 8 warnings in strict mode!" in broken_build.stdout + broken_build.stderr
 
 
 def test_drift_shows_a_unified_diff_naming_page_and_snippet(broken_build):
+    """Catches drift detection switched off or loosened (an output that differs from the .out file passes)."""
     log = broken_build.stderr
     assert "docs/index.md:8: snippets/drifted.py printed something other than its recorded output." in log
     assert "--- snippets/drifted.out (recorded)" in log
@@ -74,6 +76,7 @@ def test_drifted_example_shows_the_diff_not_its_output(broken_build, broken_page
 
 
 def test_raising_snippet_is_named_with_its_error(broken_build):
+    """Catches an example that raises, against a recorded output without a traceback, passing as drift-free."""
     log = broken_build.stderr
     assert "snippets/raises.py raised an exception (exit code 1); its recorded output shows none." in log
     assert 'File "snippets/raises.py", line 3, in <module>' in log
@@ -81,18 +84,21 @@ def test_raising_snippet_is_named_with_its_error(broken_build):
 
 
 def test_syntax_error_is_named(broken_build):
+    """Catches a snippet that cannot even be compiled slipping through."""
     log = broken_build.stderr
     assert "snippets/syntax.py raised an exception" in log
     assert 'File "snippets/syntax.py", line 1' in log and "SyntaxError" in log
 
 
 def test_missing_recorded_output_says_how_to_record(broken_build):
+    """Catches an example without a .out file being shown unchecked."""
     log = broken_build.stderr
     assert "snippets/unrecorded.py has no recorded output (snippets/unrecorded.out is missing)." in log
     assert "new example" in log
 
 
 def test_hanging_snippet_is_killed_after_the_timeout(broken_build):
+    """Catches a run without a time limit (the build would hang), or with the wrong one (mkdocs.yml says 3)."""
     log = broken_build.stderr
     assert "snippets/hangs.py did not finish within 3 s and was killed" in log
     assert "started" in log
@@ -112,10 +118,13 @@ def test_false_claim_is_named(broken_build):
 
 
 def test_inline_code_is_refused(broken_build):
+    """Catches executed inline code, which no snippet file, test or recorded output covers."""
     assert "an executed python block holds code that is not a snippet file" in broken_build.stderr
 
 
 def test_missing_include_fails_naming_the_file(project):
+    """Catches a missing --8<-- include rendering as nothing (pymdownx.snippets without check_paths, or a
+    build that is not strict)."""
     project.page("index.md", "# Missing\n\n" + block("gone.py"))
     result = project.build()
     assert result.returncode != 0

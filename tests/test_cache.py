@@ -31,6 +31,8 @@ def runs(project: Project) -> int:
 
 
 def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Project):
+    """Catches a stale output shown after the snippet or a helper changed, a failed run reused, and a cache
+    that ignores `cache: false`."""
     project.snippet("_helper.py", "GREETING = 'hello'\n")
     project.snippet("counting.py", COUNTING, recorded="hello\n")
     project.page("index.md", "# Page\n\n" + block("counting.py"))
@@ -61,6 +63,7 @@ def _fake_distributions(torch_version: str):
 
 
 def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch):
+    """Catches a key that leaves out what is installed (a torch upgrade would show the old outputs)."""
     project.snippet("example.py", "print('x')\n")
     example = Example(project.path, "snippets/example.py")
     keys = []

@@ -123,6 +123,7 @@ def autograd_truth(namespace, names):
 
 
 def test_nodes_are_the_autograd_nodes(example):
+    """Catches a node missed, invented or mislabelled, checked against an independent walk of autograd."""
     namespace, names, g = example
     tensors, functions, leaves, _ = autograd_truth(namespace, names)
     drawn_functions = [n.ref for n in g.nodes if n.kind == "function"]
@@ -141,6 +142,7 @@ def test_nodes_are_the_autograd_nodes(example):
 
 
 def test_edges_point_the_way_autograd_does(example):
+    """Catches an edge missed, reversed, of the wrong kind or count (b * b lists b's grad_fn twice)."""
     namespace, names, g = example
     _, _, _, references = autograd_truth(namespace, names)
     by_id = {n.id: n for n in g.nodes}
@@ -340,6 +342,8 @@ def test_svg_is_accessible_and_self_contained(example):
 
 
 def test_svg_draws_the_model(example):
+    """Catches an SVG that does not draw the model: a node or edge missing, a leaf drawn like an intermediate,
+    an edge that does not join its boxes, overlapping boxes."""
     namespace, names, g = example
     root = ET.fromstring(graph.render_svg(g))
     drawn = {el.get("data-node"): el for el in root.iter(f"{SVG}g") if el.get("data-node")}

@@ -50,7 +50,8 @@ def test_notebook_cells_are_the_pages_snippets(built_site, page):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_notebook_runs_top_to_bottom(built_site, page):
     """In a fresh kernel, as a reader runs it. nbclient stops at the first error, except in cells tagged
-    as raising on purpose; those must raise."""
+    as raising on purpose; those must raise. Catches a notebook cell that errors (a snippet that needs
+    state another page's cell made, say), and a raising cell without its tag."""
     notebook = notebook_of(built_site, page)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     expected = [RAISES_TAG in c.metadata.get("tags", []) for c in code]
