@@ -32,7 +32,7 @@ POLLUTERS = {
     ),
 }
 CHECKER_NAME = "zz_checker.py"  # sorted last, so the build starts it after every polluter
-DONE = "'done-' + __file__.replace('/', '-')"  # a marker file in the project root, named after the polluter
+DONE = "'done-' + __import__('os').path.basename(__file__)"  # a marker in the working directory (the project root)
 CHECKER = f"""import time
 from pathlib import Path
 
@@ -41,7 +41,7 @@ import torch
 
 polluters = {sorted(POLLUTERS)}
 deadline = time.monotonic() + 15
-while not all(Path(f"done-snippets-{{name}}").exists() for name in polluters):
+while not all(Path(f"done-{{name}}").exists() for name in polluters):
     if time.monotonic() > deadline:
         raise SystemExit(f"the polluters did not all finish: {{sorted(p.name for p in Path().glob('done-*'))}}")
     time.sleep(0.05)
@@ -74,7 +74,7 @@ def test_global_state_does_not_leak_between_examples(polluted: Project):
     that are reused from one example to the next."""
     snippets = polluted.path / "snippets"
     for name in POLLUTERS:  # the markers, for the fresh run below
-        (polluted.path / f"done-snippets-{name}").touch()
+        (polluted.path / f"done-{name}").touch()
     fresh = run("import runpy; runpy.run_path('snippets/zz_checker.py', run_name='__main__')", polluted.path)
     # The fixture has teeth: in one shared interpreter, as markdown-exec would run them, the state leaks.
     shared = run(
