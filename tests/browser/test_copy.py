@@ -41,6 +41,8 @@ def test_clipboard_matches_file_rules():
 
 
 def test_copy_button_copies_the_snippet_file(guarded, site_page, built_site):
+    """Catches a shown source that is not the file (a hidden line, changed whitespace, the output pasted in),
+    and a download link serving other bytes."""
     page, guard = guarded
     page.goto(site_page)
     blocks = page.locator(".highlight:has(> .filename)").filter(has=page.locator(".filename", has_text="snippets/"))

@@ -100,7 +100,8 @@ def assert_scheme(page, site_page: str, scheme: str) -> None:
 
 def load(page, site_page: str, guard) -> None:
     """Load the page and check it loaded cleanly: HTTP 200, no console error, no uncaught error, no
-    request to another host (the Guard), also once scrolled to the end."""
+    request to another host (the Guard), also once scrolled to the end. Catches a page that is not
+    offline (the theme's Google Fonts with `font: false` removed, a script from a CDN)."""
     response = page.goto(site_page)
     assert response is not None and response.ok, f"{site_page}: HTTP {response and response.status}"
     page.locator(f"{CONTENT} h1").first.wait_for()
