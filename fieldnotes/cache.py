@@ -2,7 +2,8 @@
 
 The key of a run covers what runs (a snippet, or a notebook made of snippets), every helper module
 beside the snippets (`_*.py`), the code that runs and captures it, the Python version, the name and
-version of every installed distribution (torch first among them), and how it runs (`kind`: the
+version of every installed distribution (torch first among them; not this project's own, which
+shows up once or twice depending on whether the checkout is on sys.path), and how it runs (`kind`: the
 build's runner, or a reader's `python snippets/x.py`). Changing any of these runs it again; a hit
 returns exactly what the earlier run printed, which the build and the tests still compare with the
 recorded output.
@@ -17,9 +18,12 @@ import json
 import os
 import platform
 import sys
+import threading
 from pathlib import Path
 
-from fieldnotes import runner
+from packaging.utils import canonicalize_name
+
+from fieldnotes import DISTRIBUTION, runner
 from fieldnotes.examples import SNIPPETS_DIR, Example
 from fieldnotes.runner import Run
 
@@ -28,8 +32,16 @@ CACHE_DIR = ".cache/fieldnotes"
 
 @functools.cache
 def environment_fingerprint() -> str:
-    """A digest of what is installed and which interpreter runs it."""
-    distributions = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    """A digest of what is installed and which interpreter runs it.
+
+    The project's own distribution is left out: its code is in the key by content (the runner, the graph
+    package), and its `*.egg-info` in the checkout is only found when the checkout is on sys.path, so
+    counting it would make a cache filled from another directory miss."""
+    distributions = sorted(
+        f"{d.metadata['Name']}=={d.version}"
+        for d in importlib.metadata.distributions()
+        if canonicalize_name(d.metadata["Name"]) != DISTRIBUTION
+    )
     runner_code = Path(runner.__file__).read_bytes()
     parts = [sys.version, platform.machine(), *distributions, hashlib.sha256(runner_code).hexdigest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -54,9 +66,10 @@ def load_data(root: Path, key: str) -> dict | None:
 
 
 def store_data(root: Path, key: str, data: dict) -> None:
+    """Store `data` under `key`, atomically: a killed build, or two writers at once, leave no torn entry."""
     path = root / CACHE_DIR / f"{key}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")  # a killed build leaves no torn entry
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     partial.write_text(json.dumps(data), encoding="utf-8")
     partial.replace(path)
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from fieldnotes.runner import Run
 
 SNIPPETS_DIR = "snippets"
-DEFAULT_TIMEOUT = 20.0
 RECORD_COMMAND = "make update-outputs"
 
 

@@ -11,15 +11,17 @@ In a page:
 `snippet` is a path under snippets/, as `--8<--` takes it. `tensors` are variable names of the
 snippet, separated by spaces or commas: tensors, or an nn.Module, which stands for all its
 parameters, labelled by `named_parameters()` ("0.weight"). Two optional keys control collapsing
-(see fieldnotes/graph.py): `max_nodes: 30` (the default) and `collapse: auto` (or none, chains,
+(see fieldnotes/graph/build.py): `max_nodes: 30` (the default) and `collapse: auto` (or none, chains,
 modules, chains+modules).
 
 The snippet runs in isolation, exactly as for its example block (`runner.run_snippet`), and the
-graph is drawn in the same process right after it from the tensors it left behind, so a diagram
-always shows what the current code builds. With the plugin's `cache` on, a drawn diagram is stored
-under .cache/fieldnotes/ with a key that covers everything it depends on: the key of the snippet's
-output (`fieldnotes.cache.key`: the snippet, its helpers, the runner, Python and every installed
-package), plus the code that draws (graph.py, this file) and the fence's own lines. A failure is
+graph is built in the same process right after it from the tensors it left behind, so a diagram
+always shows what the current code builds; that process prints the graph as data, which this
+process lays out and draws (see fieldnotes/graph/). With the plugin's `cache` on, a drawn diagram is
+stored under .cache/fieldnotes/ with a key that covers everything it depends on: the key of the
+snippet's output (`fieldnotes.cache.key`: the snippet, its helpers, the runner, Python and every
+installed package), plus the code that draws (every module of fieldnotes/graph/, this file) and the
+fence's own lines. A failure is
 never stored. Any problem (unknown key or name, a missing or failing snippet, no diagram printed)
 is logged as a warning, which fails the strict build, and the page shows what went wrong instead.
 """
@@ -113,14 +115,8 @@ def parse(source: str, root: Path) -> Spec:
 
 
 def then_code(spec: Spec) -> str:
-    """The code run in the snippet's namespace after it: print the diagram between markers."""
-    request = {
-        "tensors": list(spec.tensors),
-        "title": spec.title,
-        "id_prefix": spec.id_prefix,
-        "max_nodes": spec.max_nodes,
-        "collapse": spec.collapse,
-    }
+    """The code run in the snippet's namespace after it: print the graph between markers."""
+    request = {"tensors": list(spec.tensors), "max_nodes": spec.max_nodes, "collapse": spec.collapse}
     return f"__import__('fieldnotes.graph', fromlist=['emit']).emit(globals(), {request!r})\n"
 
 
@@ -130,33 +126,38 @@ def draw(root: Path, spec: Spec, timeout: float) -> str:
         run = runner.run_snippet(root, spec.snippet, timeout, then=then_code(spec))
     except runner.SnippetTimeout as timeout_error:
         raise FenceError(f"{timeout_error}. It printed before that:\n{timeout_error.partial_output}") from None
-    svg, problem = graph.extract(run.output)
+    drawn, problem = graph.extract(run.output)
     if problem is not None:
         raise FenceError(problem)
     if run.exit_code != 0:
         raise FenceError(
             f"{spec.snippet} failed (exit code {run.exit_code}), so there is no graph to draw:\n{run.output}"
         )
-    if svg is None:
+    if drawn is None:
         raise FenceError(f"drawing the graph printed no diagram. The run printed:\n{run.output}")
-    return svg
+    return graph.render_svg(drawn, id_prefix=spec.id_prefix, title=spec.title)
 
 
-def cache_path(root: Path, spec: Spec) -> Path:
+def drawing_code() -> list[Path]:
+    """The code that draws a diagram: every module of the graph package, and this one."""
+    return [*sorted(Path(graph.__file__).parent.glob("*.py")), Path(__file__)]
+
+
+def cache_key(root: Path, spec: Spec) -> str:
     digest = hashlib.sha256(cache.key(Example(root, spec.snippet)).encode())
-    for module in (graph.__file__, __file__):
-        digest.update(Path(module).read_bytes())
+    for module in drawing_code():
+        digest.update(module.read_bytes())
     digest.update(repr(spec).encode())
-    return root / cache.CACHE_DIR / f"graph-{digest.hexdigest()}.svg"
+    return f"graph-{digest.hexdigest()}"
 
 
 def cached_draw(root: Path, spec: Spec, timeout: float) -> str:
-    path = cache_path(root, spec)
-    if path.exists():
-        return path.read_text(encoding="utf-8")
+    key = cache_key(root, spec)
+    stored = cache.load_data(root, key)
+    if stored is not None:
+        return stored["svg"]
     svg = draw(root, spec, timeout)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(svg, encoding="utf-8")
+    cache.store_data(root, key, {"snippet": spec.snippet, "svg": svg})
     return svg
 
 

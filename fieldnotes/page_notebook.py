@@ -10,29 +10,12 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.pages import blocks
 
-# The executed blocks as pages write them: a fence with exec="on" holding one --8<-- include.
-BLOCK = re.compile(r'^```python exec="on"(?P<options>[^\n]*)\n--8<-- "(?P<snippet>[^"]+)"\n```[ \t]*$', re.MULTILINE)
-_OPTION = re.compile(r'(\w+)="([^"]*)"')
 _CLAIM_ATTRS = re.compile(r"\{\s*data-out=\"[^\"]*\"\s*\}")
 _PAGE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:)[^)]*\)")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cell with this tag
-
-
-def snippets_of(markdown: str) -> list[str]:
-    """The snippet files a page includes, as root-relative paths, in page order."""
-    return [f"{SNIPPETS_DIR}/{m['snippet']}" for m in BLOCK.finditer(markdown)]
-
-
-def block_options(markdown: str) -> dict[str, dict[str, str]]:
-    """The fence options (`timeout="120"`, ...) of each snippet a page includes."""
-    return {f"{SNIPPETS_DIR}/{m['snippet']}": dict(_OPTION.findall(m["options"])) for m in BLOCK.finditer(markdown)}
-
-
-def fence_timeouts(markdown: str) -> dict[str, float]:
-    """The snippets whose fence sets its own `timeout="SECONDS"` (it outranks the plugin's), with it."""
-    return {s: float(o["timeout"]) for s, o in block_options(markdown).items() if "timeout" in o}
 
 
 def helpers_of(snippet: Path) -> list[Path]:
@@ -50,9 +33,9 @@ def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.Notebook
         )
     ]
     position = 0
-    for match in BLOCK.finditer(markdown):
-        _add_prose(cells, markdown[position : match.start()])
-        example = Example(root, f"{SNIPPETS_DIR}/{match['snippet']}")
+    for block in blocks(markdown):
+        _add_prose(cells, markdown[position : block.start])
+        example = Example(root, block.snippet)
         raises = "Traceback (most recent call last):" in (example.recorded() or "")
         for helper in helpers_of(root / example.snippet):  # so the notebook runs on its own
             code = helper.read_text(encoding="utf-8").rstrip("\n")
@@ -63,7 +46,7 @@ def page_notebook(markdown: str, root: Path, page_url: str) -> nbformat.Notebook
                 metadata={"tags": [RAISES_TAG]} if raises else {},
             )
         )
-        position = match.end()
+        position = block.end
     _add_prose(cells, markdown[position:])
     for number, cell in enumerate(cells):
         cell.id = f"cell-{number}"  # nbformat's default is random: the same page must give the same file

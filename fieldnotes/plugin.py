@@ -1,16 +1,19 @@
 """The MkDocs plugin that executes every example and refuses to show one that drifted.
 
-Python blocks with `exec="on"` keep markdown-exec's syntax and rendering (its validator and
-`base_format`), but are run by `fieldnotes.runner` (one isolated process each) instead of in the
-build process, and their output is compared with the recorded one by `fieldnotes.examples.drift`,
-the same function the tests call. Any problem is logged as a warning, which fails the strict build.
+When the files are collected (`on_files`), every snippet under snippets/ starts running, one process
+each (`fieldnotes.runner`), or is taken from the cache (`fieldnotes.cache`), while MkDocs reads the
+pages. A python block with `exec="on"` keeps markdown-exec's syntax and rendering (its validator and
+`base_format`), but is not executed by markdown-exec: it is matched by its content to its snippet,
+whose run is compared with the recorded output by `fieldnotes.examples.drift`, the function the tests
+call. A block that drifted, raised unexpectedly or timed out shows an error admonition with the diff
+instead of an output. Every problem (a drift, a false claim `text`{ data-out="x.py" }, inline code)
+is logged as a warning, which fails the strict build. The plugin also lists each snippet and each
+page's notebook as a download, and adds the ```autograd-graph fence (`fieldnotes.graph_fence`).
 """
 
 from __future__ import annotations
 
 import html
-import importlib.metadata
-import os
 import platform
 import posixpath
 import re
@@ -19,18 +22,17 @@ from pathlib import Path
 
 import markdown_exec
 import nbformat
-from mkdocs.config import config_options
-from mkdocs.config.base import Config
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
-from packaging.requirements import Requirement
-from packaging.version import Version
 
-from fieldnotes import cache, graph_fence, runner
-from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
-from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
+from fieldnotes import cache, graph_fence, pages, runner
+from fieldnotes.config import FieldNotesConfig
+from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
+from fieldnotes.indentation import strip_indentation
+from fieldnotes.page_notebook import page_notebook
+from fieldnotes.pages import OWN_OPTIONS, snippets_of
+from fieldnotes.torch_pin import require_pinned_torch
 
 log = get_plugin_logger("fieldnotes")
 
@@ -39,25 +41,12 @@ log = get_plugin_logger("fieldnotes")
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
 
 
-FENCE_SETTINGS = ("timeout",)
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
-# Where whitespace is content (<pre>, <code>, <textarea>) or code (<script>, <style>): kept as it is.
-_VERBATIM = re.compile(r"<(pre|code|textarea|script|style)\b.*?</\1>", re.DOTALL)
-_INDENTATION = re.compile(r"\n\s+")  # a line break, then indentation and blank lines
-
-
-class FieldNotesConfig(Config):
-    timeout = config_options.Type((int, float), default=DEFAULT_TIMEOUT)
-    """Seconds an example may run before it is killed and the build fails."""
-    execute = config_options.Type(bool, default=True)
-    """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
-    cache = config_options.Type(bool, default=True)
-    """Reuse an earlier run's output when the snippet and the environment are unchanged (see cache.py)."""
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
-        _require_pinned_torch()
+        require_pinned_torch()
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         # mkdocs-jupyter's cache key covers the notebook and its settings, not what is installed:
@@ -96,7 +85,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.by_code = {_code_key((self.root / e.snippet).read_text(encoding="utf-8")): e for e in examples}
         # Readers can download every snippet file, and each page's examples as one notebook.
         self.notebooks: dict[str, str] = {}
-        timeouts: dict[str, float] = {}
+        sources: list[str] = []
         for example in examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
         for helper in sorted((self.root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
@@ -104,7 +93,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             files.append(File.generated(config, uri, abs_src_path=str(helper)))
         for page in files.documentation_pages():
             markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
-            timeouts.update(fence_timeouts(markdown))
+            sources.append(markdown)
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
@@ -113,13 +102,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
                 files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
                 self.notebooks[page.src_uri] = notebook_uri
         if self.config.execute:
-            self._start(examples, timeouts)
+            self._start(examples, pages.timeouts(sources, self.config.timeout))
         return files
 
     def _start(self, examples: list[Example], timeouts: dict[str, float]) -> None:
-        """Start every example now, one per core at a time, so they run while MkDocs reads the pages.
-        (More at once only makes torch's threads fight over the cores: slower, measured on 2 cores.)"""
-        pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+        """Start every example now, `runner.JOBS` at a time, so they run while MkDocs reads the pages."""
+        pool = ThreadPoolExecutor(max_workers=runner.JOBS)
         self.runs: dict[str, Future] = {}
         for example in examples:
             cached = cache.load(example) if self.config.cache else None
@@ -183,30 +171,32 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _format(self, source, language, css_class, options, md, **kwargs):
         # Settings of ours (timeout="...") are read in on_files; markdown-exec would copy them onto
         # the shown source's fence, which the highlighter then refuses to render.
-        extra = {k: v for k, v in options.get("extra", {}).items() if k not in FENCE_SETTINGS}
+        extra = {k: v for k, v in options.get("extra", {}).items() if k not in OWN_OPTIONS}
         options = {**options, "extra": extra}
-        return markdown_exec.base_format(language="python", run=self._run_block, code=source, md=md, **options)
-
-    def _run_block(self, code: str, **_options) -> str:
-        example = self.by_code.get(_code_key(code))
+        example = self.by_code.get(_code_key(source))
         if example is None:
             log.warning(
                 f"{self.page_path}: an executed python block holds code that is not a snippet file. "
                 f'Put it in {SNIPPETS_DIR}/NAME.py and write the block as --8<-- "NAME.py".'
             )
             return ""
+        output, problem = self._output(example)
+        if problem:
+            # The warning fails a strict build; the page (written all the same, and served by `make serve`)
+            # says what is wrong instead of showing an output nobody recorded.
+            log.warning(f"{self.page_path}:{self._line_of(example.snippet)}: {problem}")
+            return _problem_block(example, problem)
+        return markdown_exec.base_format(language="python", run=lambda *_, **__: output, code=source, md=md, **options)
+
+    def _output(self, example: Example) -> tuple[str, str | None]:
+        """What the page shows for the example, or what is wrong with it."""
         if not self.config.execute:
-            return example.recorded() or ""
-        where = f"{self.page_path}:{self._line_of(example.snippet)}"
+            return example.recorded() or "", None
         try:
             run = self.runs[example.snippet].result()
         except runner.SnippetTimeout as timeout:
-            log.warning(f"{where}: {timeout}. It printed before that:\n{timeout.partial_output}")
-            return timeout.partial_output
-        problem = drift(example, run)
-        if problem:
-            log.warning(f"{where}: {problem}")
-        return run.output
+            return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
+        return run.output, drift(example, run)
 
     def _line_of(self, snippet: str) -> int:
         for number, line in enumerate(self.page_source.splitlines(), start=1):
@@ -215,41 +205,13 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return 0
 
 
+def _problem_block(example: Example, problem: str) -> str:
+    return (
+        '<div class="admonition failure fieldnotes-drift">'
+        f'<p class="admonition-title">{html.escape(example.snippet)} did not print its recorded output</p>'
+        f"<pre><code>{html.escape(problem)}</code></pre></div>"
+    )
+
+
 def _code_key(code: str) -> str:
     return code.strip()
-
-
-def _require_pinned_torch() -> None:
-    """Stop at once, with what to do, when torch is missing or older than the pinned one."""
-    pinned = _pinned_torch()
-    try:
-        installed = Version(importlib.metadata.version("torch"))
-    except importlib.metadata.PackageNotFoundError:
-        raise PluginError(
-            f"torch is not installed in this environment; the examples need torch {pinned}. "
-            f"Run `make build` (it sets up .venv), or: pip install torch=={pinned}"
-        ) from None
-    if installed.release < pinned.release:
-        raise PluginError(
-            f"torch {installed} is installed but the examples are recorded with torch {pinned}. "
-            f"Run `make build` (it sets up .venv), or: pip install torch=={pinned}"
-        )
-
-
-def _pinned_torch() -> Version:
-    for requirement in importlib.metadata.requires("autograd-field-notes") or []:
-        parsed = Requirement(requirement)
-        if parsed.name == "torch":
-            return Version(next(iter(parsed.specifier)).version)
-    raise PluginError("pyproject.toml does not pin torch")
-
-
-def strip_indentation(page_html: str) -> str:
-    """The page without the templates' indentation and blank lines (about 5 KB a page): one line break
-    stays wherever there was whitespace, so nothing renders differently."""
-    parts, position = [], 0
-    for verbatim in _VERBATIM.finditer(page_html):
-        parts += [_INDENTATION.sub("\n", page_html[position : verbatim.start()]), verbatim.group(0)]
-        position = verbatim.end()
-    parts.append(_INDENTATION.sub("\n", page_html[position:]))
-    return "".join(parts)

@@ -10,25 +10,26 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fieldnotes import runner
-from fieldnotes.examples import DEFAULT_TIMEOUT, find_examples
-from fieldnotes.page_notebook import fence_timeouts
+from fieldnotes import pages, runner
+from fieldnotes.config import project_config
+from fieldnotes.examples import find_examples
 
 
 def main(root: Path, only: list[str]) -> int:
     runner.start_server()
     examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
-    timeouts = {}  # the same limits the build applies: a fence's own timeout="SECONDS", else the default
-    for page in sorted((root / "docs").rglob("*.md")):
-        timeouts.update(fence_timeouts(page.read_text(encoding="utf-8")))
+    # The limits the build applies: a fence's own timeout="SECONDS", else the plugin's in mkdocs.yml.
+    default = project_config(root).timeout
+    markdown = (page.read_text(encoding="utf-8") for page in sorted((root / "docs").rglob("*.md")))
+    timeouts = pages.timeouts(markdown, default)
 
     def run(example):
         try:
-            return runner.run_snippet(root, example.snippet, timeouts.get(example.snippet, DEFAULT_TIMEOUT))
+            return runner.run_snippet(root, example.snippet, timeouts.get(example.snippet, default))
         except runner.SnippetTimeout as timeout:
             return timeout
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=runner.JOBS) as pool:
         runs = list(pool.map(run, examples))
     failed = False
     for example, run in zip(examples, runs, strict=True):

@@ -25,6 +25,10 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+# How many examples run at once, in a build and in `record`: one per core (more only makes torch's
+# threads fight over the cores: slower, measured on 2 cores).
+JOBS = os.cpu_count() or 2
+
 _server = multiprocessing.get_context("forkserver")
 # "__main__" first: the server imports the parent's main script once, so that each forked child
 # does not import it again (multiprocessing would otherwise re-run it per child).
@@ -130,12 +134,3 @@ def only_own_frames(text: str, snippet: str) -> str:
         if not skipping:
             kept.append(line)
     return "".join(kept)
-
-
-def normalise_standalone(output: str, root: Path, snippet: str) -> str:
-    """Make the output of a real `python snippet` comparable with `run_snippet`'s.
-
-    The interpreter shows the script's absolute path in warnings and tracebacks; show it relative
-    to the project root, as a reader running from the checkout sees it, and keep only its frames.
-    """
-    return only_own_frames(output.replace(f"{root}{os.sep}", ""), snippet)

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,18 @@ from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def _torch_pin() -> str:
+    """The torch version pyproject.toml pins ("torch==X"): the one place the README's upgrade steps change."""
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        name, _, version = requirement.partition("==")
+        if name.strip() == "torch":
+            return version.strip()
+    raise AssertionError("pyproject.toml pins no torch")
+
+
+TORCH_PIN = _torch_pin()
 
 
 def mkdocs_build(project: Path, site_dir: Path, *, timeout: float = 600, env: dict | None = None):
@@ -139,9 +152,12 @@ class Project:
             for p in self.config["plugins"]
         ]
 
-    def build(self, **kwargs) -> subprocess.CompletedProcess:
+    def write_config(self) -> None:
         self.config["nav"] = self.pages
         (self.path / "mkdocs.yml").write_text(json.dumps(self.config))  # JSON is YAML
+
+    def build(self, **kwargs) -> subprocess.CompletedProcess:
+        self.write_config()
         return mkdocs_build(self.path, self.path / "site", **kwargs)
 
 

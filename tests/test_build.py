@@ -8,7 +8,7 @@ import re
 import pytest
 
 from fieldnotes.examples import Example, torch_version
-from fieldnotes.plugin import strip_indentation
+from fieldnotes.indentation import strip_indentation
 from tests.conftest import ROOT
 
 LESSONS = [

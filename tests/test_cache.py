@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
-from fieldnotes import cache
+from mkdocs.config import load_config
+
+from fieldnotes import cache, runner
 from fieldnotes.examples import Example
-from tests.conftest import Project, block
+from tests.conftest import ROOT, Project, block
 
 COUNTING = """from pathlib import Path
 
@@ -26,6 +31,8 @@ def runs(project: Project) -> int:
 
 
 def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Project):
+    """Catches a stale output shown after the snippet or a helper changed, a failed run reused, and a cache
+    that ignores `cache: false`."""
     project.snippet("_helper.py", "GREETING = 'hello'\n")
     project.snippet("counting.py", COUNTING, recorded="hello\n")
     project.page("index.md", "# Page\n\n" + block("counting.py"))
@@ -56,6 +63,7 @@ def _fake_distributions(torch_version: str):
 
 
 def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch):
+    """Catches a key that leaves out what is installed (a torch upgrade would show the old outputs)."""
     project.snippet("example.py", "print('x')\n")
     example = Example(project.path, "snippets/example.py")
     keys = []
@@ -67,10 +75,49 @@ def test_torch_or_any_dependency_version_changes_the_key(project: Project, monke
     assert keys[0] == keys[1] and keys[1] != keys[2]
 
 
-def test_real_fingerprint_covers_the_installed_torch():
+def _fingerprint_with(monkeypatch, distributions) -> str:
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: list(distributions))
     cache.environment_fingerprint.cache_clear()
-    assert importlib.metadata.version("torch").startswith("2.13.0")
-    assert len(cache.environment_fingerprint()) == 64
+    try:
+        return cache.environment_fingerprint()
+    finally:
+        monkeypatch.undo()
+        cache.environment_fingerprint.cache_clear()
+
+
+def test_real_fingerprint_covers_the_installed_torch(monkeypatch):
+    """Catches a fingerprint that leaves out (or filters away) the real torch distribution."""
+    real = list(importlib.metadata.distributions())
+    assert any(d.metadata["Name"] == "torch" for d in real)
+    without_torch = [d for d in real if d.metadata["Name"] != "torch"]
+    assert _fingerprint_with(monkeypatch, real) != _fingerprint_with(monkeypatch, without_torch)
+
+
+def test_the_projects_own_distribution_is_left_out(monkeypatch):
+    """Catches counting the project's own distribution: its egg-info in the checkout is found only from
+    the checkout's directory, so the same environment would get two fingerprints."""
+    others = [d for d in importlib.metadata.distributions() if "field" not in d.metadata["Name"].lower()]
+    own = SimpleNamespace(metadata={"Name": "autograd-field-notes"}, version="0.1.0")
+    egg = SimpleNamespace(metadata={"Name": "autograd_field_notes"}, version="0.2.0")
+    expected = _fingerprint_with(monkeypatch, others)
+    assert _fingerprint_with(monkeypatch, [*others, own]) == expected
+    assert _fingerprint_with(monkeypatch, [*others, own, egg]) == expected
+
+
+def test_fingerprint_is_the_same_from_any_directory(tmp_path):
+    """The bug itself: a build from the checkout and a build from elsewhere share the cache."""
+    code = "from fieldnotes import cache; print(cache.environment_fingerprint())"
+
+    def fingerprint(cwd) -> str:
+        done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    egg = tmp_path / "checkout"
+    (egg / "autograd_field_notes.egg-info").mkdir(parents=True)
+    (egg / "autograd_field_notes.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: autograd-field-notes\nVersion: 0.1.0\n"
+    )
+    assert fingerprint(egg) == fingerprint(tmp_path)
 
 
 def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project: Project):
@@ -80,3 +127,31 @@ def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project
     assert cache.key(example) == cache.key(example, "build") != before
     project.snippet("example.py", "print('y')\n")
     assert cache.key(example, "standalone") != before
+
+
+def test_runner_code_changes_the_key(project: Project, monkeypatch, tmp_path):
+    """Catches a key that leaves out the code that runs and captures the snippet (fieldnotes/runner.py)."""
+    project.snippet("example.py", "print('x')\n")
+    example = Example(project.path, "snippets/example.py")
+    code = tmp_path / "runner.py"
+    code.write_bytes(Path(runner.__file__).read_bytes())
+    monkeypatch.setattr(runner, "__file__", str(code))
+    keys = []
+    for edit in ["", "# an edit\n"]:
+        code.write_text(code.read_text() + edit)
+        cache.environment_fingerprint.cache_clear()
+        keys.append(cache.key(example))
+    cache.environment_fingerprint.cache_clear()
+    assert keys[0] != keys[1]
+
+
+def test_notebook_cache_is_kept_per_environment(monkeypatch):
+    """Catches reusing the exercise notebook's executed output after an upgrade: mkdocs-jupyter's own cache
+    key covers only the notebook and its settings, so the plugin gives each environment its own folder."""
+    folders = []
+    for fingerprint in ["a" * 64, "b" * 64]:
+        monkeypatch.setattr(cache, "environment_fingerprint", lambda fingerprint=fingerprint: fingerprint)
+        config = load_config(str(ROOT / "mkdocs.yml"))
+        config.plugins["fieldnotes"].on_config(config)
+        folders.append(config.plugins["mkdocs-jupyter"].config["cache_dir"])
+    assert folders[0] != folders[1]

@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from pytest_examples import CodeExample, EvalExample, find_examples
 
-from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift
+from fieldnotes.config import project_config
+from fieldnotes.examples import SNIPPETS_DIR, Example, drift
 from fieldnotes.examples import find_examples as find_snippets
 from fieldnotes.runner import run_snippet
 from tests.conftest import ROOT
 
 BLOCKS = [b for b in find_examples(ROOT / "docs") if b.path.suffix == ".md"]
+TIMEOUT = project_config(ROOT).timeout  # the build's, from mkdocs.yml
 INCLUDE = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
 
 
@@ -49,7 +51,7 @@ def test_block_lints_and_prints_its_recorded_output(block: CodeExample, eval_exa
         eval_example.lint_ruff(CodeExample.create(code, path=Path(snippet), start_line=0))
     except BaseException as failure:  # pytest-examples raises its own Failed type
         pytest.fail(f"{where(block)} includes {snippet}, which ruff rejects:\n{failure}", pytrace=False)
-    timeout = float(block.prefix_settings().get("timeout", DEFAULT_TIMEOUT))  # the fence's own, as in the build
+    timeout = float(block.prefix_settings().get("timeout", TIMEOUT))  # the fence's own, as in the build
     problem = drift(Example(ROOT, snippet), run_snippet(ROOT, snippet, timeout))
     if problem:
         pytest.fail(f"{where(block)}: {problem}", pytrace=False)

@@ -4,11 +4,16 @@ accessible, self-contained and byte-identical from one build to the next."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import logging
+import os
+import pkgutil
 import re
 import runpy
 import shutil
+import subprocess
+import sys
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -22,9 +27,25 @@ from tests.conftest import ROOT
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+@contextlib.contextmanager
+def contained():
+    """The examples below run in this process, because the model tests compare the drawn graph with the
+    live autograd objects; whatever global state they set (the RNG seed, and for safety grad mode, the
+    default dtype, the thread count) is put back, so no later test in this worker sees it."""
+    grad, dtype, threads = torch.is_grad_enabled(), torch.get_default_dtype(), torch.get_num_threads()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            yield
+    finally:
+        torch.set_grad_enabled(grad)
+        torch.set_default_dtype(dtype)
+        torch.set_num_threads(threads)
+
+
 def run_example(snippet: str) -> dict:
-    """The globals an example leaves behind (run in this process; its prints and warnings muted)."""
+    """The globals an example leaves behind (its prints and warnings muted)."""
     with (
+        contained(),
         warnings.catch_warnings(),
         contextlib.redirect_stdout(io.StringIO()),
         contextlib.redirect_stderr(io.StringIO()),
@@ -33,21 +54,23 @@ def run_example(snippet: str) -> dict:
         return runpy.run_path(str(ROOT / "snippets" / snippet), run_name="__main__")
 
 
-def to_pitfall() -> dict:
-    """`.to()` on a fresh leaf returns a copy: `w` is not a leaf, the leaf has no name."""
-    torch.manual_seed(0)
-    w = torch.randn(3, requires_grad=True).to(torch.float64)
-    loss = (w**2).sum()
+def diamond() -> dict:
+    """A leaf reached along two paths, a leaf that needs no gradient, and two named results."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    k = torch.ones(2)
+    y, z = x.exp(), x.sin()
+    loss = (y * z + k).sum()
     loss.backward()
-    return {"torch": torch, "w": w, "loss": loss}
+    return {"x": x, "k": k, "y": y, "z": z, "loss": loss}
 
 
 def deep_mlp(depth: int = 8) -> dict:
-    torch.manual_seed(0)
-    layers = [m for _ in range(depth) for m in (torch.nn.Linear(4, 4), torch.nn.Tanh())]
-    model = torch.nn.Sequential(*layers)
-    loss = model(torch.randn(2, 4)).sum()
-    loss.backward()
+    with contained():
+        torch.manual_seed(0)
+        layers = [m for _ in range(depth) for m in (torch.nn.Linear(4, 4), torch.nn.Tanh())]
+        model = torch.nn.Sequential(*layers)
+        loss = model(torch.randn(2, 4)).sum()
+        loss.backward()
     return {"model": model, "loss": loss}
 
 
@@ -57,8 +80,8 @@ EXAMPLES = {
     "mlp_hooks": (lambda: run_example("hooks/seed.py"), ["loss", "model"]),
     "hook_on_intermediate": (lambda: run_example("hooks/intermediate.py"), ["a", "b", "c"]),
     "post_accumulate": (lambda: run_example("hooks/post_accumulate.py"), ["loss", "model"]),
-    "scaled_pitfall": (lambda: run_example("leaves/non_leaf_param_pitfall.py"), ["w", "loss"]),
-    "to_pitfall": (to_pitfall, ["w", "loss"]),
+    "to_pitfall": (lambda: run_example("leaves/non_leaf_param_pitfall.py"), ["w", "loss"]),
+    "diamond": (diamond, ["x", "k", "y", "z", "loss"]),
 }
 
 
@@ -100,6 +123,7 @@ def autograd_truth(namespace, names):
 
 
 def test_nodes_are_the_autograd_nodes(example):
+    """Catches a node missed, invented or mislabelled, checked against an independent walk of autograd."""
     namespace, names, g = example
     tensors, functions, leaves, _ = autograd_truth(namespace, names)
     drawn_functions = [n.ref for n in g.nodes if n.kind == "function"]
@@ -118,6 +142,7 @@ def test_nodes_are_the_autograd_nodes(example):
 
 
 def test_edges_point_the_way_autograd_does(example):
+    """Catches an edge missed, reversed, of the wrong kind or count (b * b lists b's grad_fn twice)."""
     namespace, names, g = example
     _, _, _, references = autograd_truth(namespace, names)
     by_id = {n.id: n for n in g.nodes}
@@ -191,7 +216,8 @@ def test_markers_for_retain_grad_and_hooks():
 
 
 def test_to_makes_a_non_leaf_and_the_leaf_is_unnamed():
-    g = graph.build(to_pitfall(), ["w"])
+    """`.to()` on a fresh leaf returns a copy: `w` is not a leaf, the leaf has no name."""
+    g = graph.build(run_example("leaves/non_leaf_param_pitfall.py"), ["w"])
     labels = {n.id: n for n in g.nodes}
     w = next(n for n in g.nodes if n.label == "w")
     assert not w.is_leaf and w.grad == "None"
@@ -220,27 +246,56 @@ def test_unknown_or_wrong_names_are_errors():
 # --- collapsing ---------------------------------------------------------------------------------
 
 
+def out_edges(g, node) -> list[tuple[str, str]]:
+    """(kind of edge, label of target) for each edge leaving node, in the graph's order."""
+    by_id = {n.id: n for n in g.nodes}
+    return [(e.kind, by_id[e.target].label) for e in g.edges if e.source == node.id]
+
+
+def only(g, node, kind: str):
+    (edge,) = [e for e in g.edges if e.source == node.id and e.kind == kind]
+    return next(n for n in g.nodes if n.id == edge.target)
+
+
 def test_big_model_collapses_to_one_node_per_layer():
+    """Catches folding that loses, merges or misconnects layers: the collapsed graph of
+    Sequential(Linear, Tanh) x 8 is written out here, node by node, from the model's architecture."""
     namespace = deep_mlp()
+    model = namespace["model"]
     full = graph.build(namespace, ["loss", "model"], collapse="none")
     assert len(full.nodes) > graph.DEFAULT_MAX_NODES
     small = graph.build(namespace, ["loss", "model"])
-    assert small.collapsed == "modules" and len(small.nodes) <= graph.DEFAULT_MAX_NODES
-    groups = [n for n in small.nodes if n.kind == "group"]
-    assert sorted(int(g.label) for g in groups) == list(range(0, 16, 2))  # the Linear layers
-    assert all(g.members and g.lines[0].endswith("Linear") for g in groups)
-    # Nothing is lost: every node of the full graph is shown or folded into exactly one node.
+    assert small.collapsed == "modules"
+    # loss -> Sum -> Tanh -> Addmm(14) -> [group 14, Tanh -> Addmm(12) -> ...] ... Addmm(2) -> [group 2, group 0].
+    # Group 0 also holds the first layer's AddmmBackward0 (its input needs no gradient) and the TanhBackward0
+    # above it: autograd nodes that lead only to that layer's parameters.
+    by_label = {n.label: n for n in small.nodes if n.kind in ("tensor", "group")}
+    (loss,) = [n for n in small.nodes if n.label == "loss"]
+    assert out_edges(small, loss) == [("grad_fn", "SumBackward0")]
+    node = only(small, only(small, loss, "grad_fn"), "next")
+    for layer in range(14, 0, -2):
+        assert node.label == "TanhBackward0" and out_edges(small, node) == [("next", "AddmmBackward0")]
+        addmm = only(small, node, "next")
+        below = "TanhBackward0" if layer > 2 else "0"
+        assert sorted(out_edges(small, addmm)) == sorted([("next", str(layer)), ("next", below)])
+        node = next(
+            n
+            for n in small.nodes
+            if n.id in {e.target for e in small.edges if e.source == addmm.id} and n.label == below
+        )
+    for layer in range(0, 16, 2):
+        group = by_label[str(layer)]
+        assert group.kind == "group" and out_edges(small, group) == []
+        assert sorted(group.members) == sorted(f"{layer}.{name}" for name, _ in model[layer].named_parameters())
+        assert group.lines[0] == f"{layer} \u00b7 Linear" and group.lines[2] == ".grad set: 2 of 2"
+        # weight, bias, their AccumulateGrads, the weight's TBackward0 (and group 0's two more)
+        assert group.folded == (7 if layer == 0 else 5)
+    assert len(small.nodes) == 1 + 1 + 7 + 7 + 8
     assert sum(max(n.folded, 1) for n in small.nodes) == len(full.nodes)
-    # And the loss still reaches every layer.
-    reach, todo = set(), ["n0"]
-    while todo:
-        node = todo.pop()
-        reach.add(node)
-        todo += [e.target for e in small.edges if e.source == node and e.target not in reach]
-    assert {g.id for g in groups} <= reach
 
 
 def test_long_chain_collapses_to_one_pill():
+    """Catches a chain folded into the wrong place, or its ends lost: the collapsed graph is written out."""
     x0 = torch.ones(2, requires_grad=True)
     x = x0
     for _ in range(40):
@@ -248,8 +303,18 @@ def test_long_chain_collapses_to_one_pill():
     y = x.sum()
     g = graph.build({"x0": x0, "y": y}, ["x0", "y"])
     assert g.collapsed == "chains"
+    labels = {n.id: n.label for n in g.nodes}
+    assert sorted(labels.values()) == sorted(["x0", "y", "SumBackward0", "MulBackward0 \u00d740", "AccumulateGrad"])
+    assert sorted((labels[e.source], labels[e.target], e.kind, e.count) for e in g.edges) == sorted(
+        [
+            ("y", "SumBackward0", "grad_fn", 1),
+            ("SumBackward0", "MulBackward0 \u00d740", "next", 1),
+            ("MulBackward0 \u00d740", "AccumulateGrad", "next", 1),
+            ("AccumulateGrad", "x0", "variable", 1),
+        ]
+    )
     (chain,) = [n for n in g.nodes if n.kind == "chain"]
-    assert chain.lines == ("MulBackward0 \u00d740",) and chain.folded == 40
+    assert chain.members == ("MulBackward0",) * 40 and chain.folded == 40
     assert graph.build({"x0": x0, "y": y}, ["x0", "y"], max_nodes=100).collapsed == "none"
 
 
@@ -277,6 +342,8 @@ def test_svg_is_accessible_and_self_contained(example):
 
 
 def test_svg_draws_the_model(example):
+    """Catches an SVG that does not draw the model: a node or edge missing, a leaf drawn like an intermediate,
+    an edge that does not join its boxes, overlapping boxes."""
     namespace, names, g = example
     root = ET.fromstring(graph.render_svg(g))
     drawn = {el.get("data-node"): el for el in root.iter(f"{SVG}g") if el.get("data-node")}
@@ -320,12 +387,30 @@ def test_svg_draws_the_model(example):
             assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay
 
 
-def test_svg_is_the_same_every_time():
-    for key in sorted(EXAMPLES):
-        make, names = EXAMPLES[key]
-        first = graph.svg_for(make(), names, title=key)
-        assert graph.svg_for(make(), names, title=key) == first, key
-    assert graph.svg_for(deep_mlp(), ["loss", "model"]) == graph.svg_for(deep_mlp(), ["loss", "model"])
+DRAW_ALL = """
+from fieldnotes import graph
+from tests import test_graph as t
+
+for key in sorted(t.EXAMPLES):
+    make, names = t.EXAMPLES[key]
+    print(graph.render_svg(graph.build(make(), names), title=key))
+print(graph.render_svg(graph.build(t.deep_mlp(), ["loss", "model"])))
+"""
+
+
+def test_svg_is_the_same_bytes_in_every_process():
+    """Catches anything that depends on the process: ids from id() or addresses, set or hash ordering
+    (PYTHONHASHSEED differs between the two runs), unrounded floats."""
+
+    def draw(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", DRAW_ALL], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = draw("1")
+    assert first.count("<svg") == len(EXAMPLES) + 1
+    assert draw("2") == first
 
 
 # --- the fence ----------------------------------------------------------------------------------
@@ -348,8 +433,17 @@ def test_fence_draws_the_current_snippet(copy):
     source = "snippet: grad_none/seed.py\ntensors: a b c\ncaption: The graph of `c`\n"
     html = fence(source, copy)
     assert html.startswith('<figure class="autograd-graph">') and "<figcaption>The graph of <code>c</code>" in html
-    svg = html[html.index("<svg") : html.index("</svg>") + 6]
-    assert svg == graph.svg_for(run_example("grad_none/seed.py"), ["a", "b", "c"], **_spec_args(source, copy))
+    root = ET.fromstring(html[html.index("<svg") : html.index("</svg>") + 6])
+    assert root.find(f"{SVG}title").text == graph_fence.parse(source, copy).title
+    drawn = ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") in ("ag-title", "ag-fn-name")]
+    assert sorted(drawn) == [
+        "AccumulateGrad",
+        "AddBackward0",
+        "MulBackward0",
+        "a \u00b7 leaf",
+        "b \u00b7 intermediate",
+        "c \u00b7 intermediate",
+    ]
     assert fence(source, copy) == html  # two runs, two processes, the same bytes
 
     seed = copy / "snippets" / "grad_none" / "seed.py"
@@ -357,11 +451,6 @@ def test_fence_draws_the_current_snippet(copy):
     changed = fence(source, copy)
     assert changed != html
     assert "ExpBackward0" in changed and "MulBackward0" not in changed
-
-
-def _spec_args(source: str, root: Path) -> dict:
-    spec = graph_fence.parse(source, root)
-    return {"title": spec.title, "id_prefix": spec.id_prefix}
 
 
 def test_fence_output_has_no_snippet_output(copy):
@@ -435,6 +524,54 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     for _ in range(2):  # a failure is not stored: it fails, and warns, every build
         assert "could not be drawn" in entry["format"](broken, "autograd-graph", "", {}, None)
     assert len(runs) == 6
+
+
+def test_graph_crosses_processes_as_data_unchanged(example):
+    """Catches a field lost or altered on the way from the snippet's process (emit) to the MkDocs process
+    (extract), where the graph is laid out and drawn."""
+    namespace, names, g = example
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        print("what the snippet printed")
+        graph.emit(namespace, {"tensors": names, "collapse": "none"})
+    received, problem = graph.extract(output.getvalue())
+    assert problem is None and received == g  # every field but the live objects (Node.ref)
+    assert graph.render_svg(received) == graph.render_svg(g)
+
+
+def test_drawing_needs_no_torch():
+    """Catches the MkDocs process importing torch to lay out and draw a diagram."""
+    code = (
+        "import json, sys\n"
+        "from fieldnotes import graph, graph_fence\n"
+        "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
+        " 'is_leaf': True, 'grad': 'None'}],"
+        " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"
+        "svg = graph.render_svg(graph.Graph.from_data(data))\n"
+        "assert svg.startswith('<svg') and 'torch' not in sys.modules, sorted(sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_path):
+    """Catches a cached diagram that outlives a change to the graph code or the fence: the key must cover
+    every module of it (listed here from the files themselves), and change with each one."""
+    package = [m.name for m in pkgutil.iter_modules(graph.__path__)]
+    assert len(package) >= 5  # build, describe, layout, svg, protocol (and the model)
+    expected = {Path(importlib.import_module(f"fieldnotes.graph.{m}").__file__).resolve() for m in package}
+    expected |= {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
+    assert {p.resolve() for p in graph_fence.drawing_code()} == expected
+    (tmp_path / "code").mkdir()
+    copies = [Path(shutil.copy(p, tmp_path / "code" / p.name)) for p in graph_fence.drawing_code()]
+    monkeypatch.setattr(graph_fence, "drawing_code", lambda: copies)
+    spec = graph_fence.parse("snippet: grad_none/seed.py\ntensors: a b c", copy)
+    keys = [graph_fence.cache_key(copy, spec)]
+    assert graph_fence.cache_key(copy, spec) == keys[0]
+    for module in copies:
+        module.write_text(module.read_text() + "\n# an edit\n")
+        keys.append(graph_fence.cache_key(copy, spec))
+    assert len(set(keys)) == len(copies) + 1
 
 
 def test_wide_graphs_are_folded_into_narrow_rows():

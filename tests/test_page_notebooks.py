@@ -4,17 +4,33 @@ files: the cells are those files in page order, and the notebook runs top to bot
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from pytest_examples import find_examples
 
 from fieldnotes import cache
-from fieldnotes.page_notebook import RAISES_TAG, snippets_of
-from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
+from fieldnotes.page_notebook import RAISES_TAG
+from tests.conftest import REUSE_RUNS, ROOT, Project, block, reader_run_kind
 
 KIND = reader_run_kind("page notebook", __file__)
-PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if snippets_of(p.read_text())]
+INCLUDE = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
+
+
+def executed_snippets(page: Path) -> list[str]:
+    """The snippet files a page's executed blocks include, in page order, read with pytest-examples (not
+    with the plugin's parser): every python fence whose options say exec="on", wherever it says so."""
+    found = []
+    for example in find_examples(page):
+        if example.prefix_settings().get("exec") == "on":
+            found.append(f"snippets/{INCLUDE.match(example.source.strip())['path']}")
+    return found
+
+
+PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if executed_snippets(p)]
 
 
 def notebook_of(site, page) -> nbformat.NotebookNode:
@@ -40,7 +56,7 @@ def test_notebook_cells_are_the_pages_snippets(built_site, page):
     helper a snippet imports (the rules page's _programs.py)."""
     notebook = notebook_of(built_site, page)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
-    assert code == [cell for s in snippets_of(page.read_text()) for cell in cells_for(s)]
+    assert code == [cell for s in executed_snippets(page) for cell in cells_for(s)]
     page_html = (built_site / page.relative_to(ROOT / "docs").with_suffix("") / "index.html").read_text()
     assert "Download this page's examples as a notebook (.ipynb)" in page_html
 
@@ -48,7 +64,9 @@ def test_notebook_cells_are_the_pages_snippets(built_site, page):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_notebook_runs_top_to_bottom(built_site, page, tmp_path):
     """In a fresh kernel, in an empty folder, as a reader runs a download. nbclient stops at the first
-    error, except in cells tagged as raising on purpose; those must raise."""
+    error, except in cells tagged as raising on purpose; those must raise. Catches a notebook cell that
+    errors (a snippet that needs state another page's cell made, or a helper file it imports), and a
+    raising cell without its tag."""
     notebook = notebook_of(built_site, page)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     expected = [RAISES_TAG in c.metadata.get("tags", []) for c in code]
@@ -63,3 +81,17 @@ def test_notebook_runs_top_to_bottom(built_site, page, tmp_path):
     for cell, did, should in zip(code, raised, expected, strict=True):
         assert did == should, f"{page.name}: cell {json.dumps(cell.source[:60])} raised={did}"
     cache.store_data(ROOT, key, {"page": page.name, "raised": raised})
+
+
+def test_a_block_with_its_options_in_another_order_is_in_the_notebook(project: Project):
+    """Catches a notebook that drops an executed block whose exec="on" is not its first option (the page
+    runs and shows it all the same)."""
+    project.snippet("first.py", "print(1)\n", recorded="1\n")
+    project.snippet("second.py", "print(2)\n", recorded="2\n")
+    reordered = '```python title="snippets/second.py" result="text" exec="on" source="above"\n--8<-- "second.py"\n```\n'
+    project.page("index.md", "# Page\n\n" + block("first.py") + "\n" + reordered)
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    notebook = nbformat.reads((project.path / "site" / "notebooks" / "index.ipynb").read_text(), as_version=4)
+    assert [c.source for c in notebook.cells if c.cell_type == "code"] == ["print(1)", "print(2)"]
+    assert executed_snippets(project.path / "docs" / "index.md") == ["snippets/first.py", "snippets/second.py"]

@@ -3,6 +3,7 @@ exactly its recorded output: the page, the recorded file and the reader's termin
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -11,11 +12,20 @@ import pytest
 
 from fieldnotes import cache
 from fieldnotes.examples import drift, find_examples
-from fieldnotes.runner import Run, normalise_standalone
+from fieldnotes.runner import Run, only_own_frames
 from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
 
 EXAMPLES = find_examples(ROOT)
 STANDALONE = reader_run_kind("standalone", __file__)  # the cache kind of a run by `python snippets/x.py`
+
+
+def normalise_standalone(output: str, snippet: str) -> str:
+    """Make the output of a real `python snippet` comparable with the build's runner's.
+
+    The interpreter shows the script's absolute path in warnings and tracebacks; show it relative
+    to the project root, as a reader running from the checkout sees it, and keep only its frames.
+    """
+    return only_own_frames(output.replace(f"{ROOT}{os.sep}", ""), snippet)
 
 
 def run_standalone(snippet: str) -> Run:
@@ -29,7 +39,7 @@ def run_standalone(snippet: str) -> Run:
         text=True,
         timeout=300,
     )
-    return Run(normalise_standalone(done.stdout, ROOT, snippet), done.returncode)
+    return Run(normalise_standalone(done.stdout, snippet), done.returncode)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.snippet for e in EXAMPLES])

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mkdocs.utils.yaml import yaml_load
+from tests.site_pages import built_pages, page_id, site_pages  # noqa: F401 - the browser tests import them here
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
@@ -31,6 +30,10 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 # The page's own content (search results are <article>s too).
 CONTENT = "article.md-content__inner"
 
+# How long a test waits for the browser (a page load, an element, a condition) before failing: generous,
+# because the suite runs beside builds and other tests on a 2-core machine; a waiting test costs nothing.
+BUDGET_MS = 90_000
+
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
@@ -48,45 +51,6 @@ MISSING_MESSAGE = (
     f"{CHROMIUM} not found: the browser tests need Debian's Chromium "
     "(apt-get install -y chromium; never `playwright install`)."
 )
-
-
-# --------------------------------------------------------------------------------------------------
-# The built site and its pages
-
-
-@functools.cache
-def site_pages() -> tuple[str, ...]:
-    """Every page of the site's nav, as a URL path ("/", "/grad-is-none/", ...), read from mkdocs.yml so
-    that tests can be parametrized before the site is built (test_pages checks the built site has
-    exactly these pages)."""
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    return tuple(sorted(_page_url(source) for source in _nav_files(config["nav"])))
-
-
-def built_pages(site: Path) -> list[str]:
-    """Every page of a built site, as a URL path."""
-    return sorted(
-        "/" + f"{index.parent.relative_to(site).as_posix()}/".removeprefix("./") for index in site.rglob("index.html")
-    )
-
-
-def _nav_files(nav) -> list[str]:
-    if isinstance(nav, str):
-        return [nav]
-    if isinstance(nav, dict):
-        return [f for value in nav.values() for f in _nav_files(value)]
-    return [f for entry in nav for f in _nav_files(entry)]
-
-
-def _page_url(source: str) -> str:
-    # MkDocs' directory URLs: faq/index.md -> /faq/, grad-is-none.md -> /grad-is-none/, a notebook likewise.
-    path = source.rsplit(".", 1)[0]
-    path = "" if path == "index" else path.removesuffix("/index")
-    return f"/{path}/" if path else "/"
-
-
-def page_id(path: str) -> str:
-    return "home" if path == "/" else path.strip("/")
 
 
 @dataclass
@@ -121,6 +85,7 @@ class GuardedContext:
         self.context = context
         self.guard: Guard | None = None  # the Guard of the test using the tab now
         self._tab = None
+        context.set_default_timeout(BUDGET_MS)
         context.route("**/*", self._route)
 
     def _route(self, route):

@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from browser_site import CONTENT, SNIPPETS, site_pages
+from browser_site import BUDGET_MS, CONTENT, SNIPPETS, site_pages
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # What a reader sees of the executed content: outputs, drawn SVGs, loaded images.
@@ -138,7 +138,7 @@ def test_instant_navigation_keeps_outputs_diagrams_and_images(guarded, built_sit
         expected = built(built_site, path)
         go(page, path)
         try:
-            page.wait_for_function("t => document.title === t", arg=expected["title"], polling=50, timeout=20_000)
+            page.wait_for_function("t => document.title === t", arg=expected["title"], polling=50, timeout=BUDGET_MS)
         except PlaywrightTimeoutError:
             problems.append(f"{path}: the tab title stayed {page.title()!r}, not {expected['title']!r}")
         if not page.evaluate("window.__loaded_once === true"):

@@ -9,7 +9,8 @@ Every page is screenshotted (full page) in both schemes at 1280 px and at 375 px
 test-artifacts/screenshots/<page>-<light|dark>-<desktop|phone>.jpg, for a reviewer to look at.
 
 Accessibility: axe-core (axe-playwright-python) must find no violation of any impact, on every page,
-in both schemes, at desktop width. The theme ships violations that docs/stylesheets/site.css and
+in both schemes, at desktop width, and must have evaluated the page (rules that need its content
+pass). The theme ships violations that docs/stylesheets/site.css and
 overrides/ fix: `link-in-text-block`, `color-contrast` (footer copyright; code token colours just
 under 4.5:1), `aria-dialog-name` (search dialog), `landmark-unique` (a <nav> per code block).
 
@@ -28,6 +29,8 @@ from axe_playwright_python.sync_playwright import Axe
 from browser_site import CONTENT, PHONE, page_id, site_pages
 
 SCHEMES = {"light": "default", "dark": "slate"}
+# Rules that pass on every page of the site only if axe audited its content.
+EVALUATED_RULES = {"color-contrast", "document-title", "html-has-lang", "page-has-heading-one", "landmark-one-main"}
 
 MARK_REPEATED_CODE_STYLES = """() => {
   const seen = new Set();
@@ -97,7 +100,8 @@ def assert_scheme(page, site_page: str, scheme: str) -> None:
 
 def load(page, site_page: str, guard) -> None:
     """Load the page and check it loaded cleanly: HTTP 200, no console error, no uncaught error, no
-    request to another host (the Guard), also once scrolled to the end."""
+    request to another host (the Guard), also once scrolled to the end. Catches a page that is not
+    offline (the theme's Google Fonts with `font: false` removed, a script from a CDN)."""
     response = page.goto(site_page)
     assert response is not None and response.ok, f"{site_page}: HTTP {response and response.status}"
     page.locator(f"{CONTENT} h1").first.wait_for()
@@ -118,6 +122,10 @@ def test_page_on_desktop(new_guarded_page, site_page, scheme, screenshots_dir):
     results = axe().run(page, context={"exclude": [["[data-axe-repeated-style]"]]})
     violations = results.response["violations"]
     assert not violations, f"{site_page} ({scheme}): axe violations:\n{describe(violations)}"
+    # No violation is only news if axe looked: catches an audit that ran on an empty document, on nothing
+    # (all excluded), or not at all. These rules pass only on a real page with text and a heading.
+    passed = {rule["id"] for rule in results.response["passes"]}
+    assert EVALUATED_RULES <= passed, f"{site_page} ({scheme}): axe did not evaluate {EVALUATED_RULES - passed}"
     guard.check()
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from browser_site import CONTENT
+from browser_site import BUDGET_MS, CONTENT
 
 NON_LEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
@@ -34,7 +34,7 @@ def run_search(page, query: str) -> list[str]:
     meta = page.locator(".md-search-result__meta")
     # Wait for the search worker to load the index ("Initializing search" until then).
     page.wait_for_function(
-        "el => !/initializ/i.test(el.textContent)", arg=meta.element_handle(), polling=50, timeout=15_000
+        "el => !/initializ/i.test(el.textContent)", arg=meta.element_handle(), polling=50, timeout=BUDGET_MS
     )
     search_input.fill(query)
     search_input.press("End")  # the theme searches on keyup

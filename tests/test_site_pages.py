@@ -1,8 +1,10 @@
-"""Every page says what it is: its title, its meta description, its sitemap entry (read from the
-built HTML). That every page loads cleanly is checked by every browser test, test_schemes.py first."""
+"""Every page says what it is: its title, its meta description, its sitemap entry; the site has exactly
+the nav's pages; and every page shows the executed examples its Markdown holds. All read from the built
+HTML, so they run without a browser (tests/browser/ checks what needs one)."""
 
 from __future__ import annotations
 
+import html
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -10,7 +12,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from browser_site import ROOT, built_pages, site_pages
+import pytest
+
+from tests.site_pages import ROOT, built_pages, page_id, site_pages
 
 MKDOCS_YML = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 SITE_NAME = re.search(r"^site_name:\s*(.+?)\s*$", MKDOCS_YML, re.MULTILINE)[1].strip("'\"")
@@ -60,6 +64,10 @@ def head(site: Path, path: str) -> _Head:
     return parser
 
 
+SITE_PAGES = pytest.mark.parametrize("site_page", site_pages(), ids=page_id)
+
+
+@SITE_PAGES
 def test_page_has_meaningful_title_and_description(built_site, site_page):
     """A title naming the page and the site; a page-specific description (front matter `description:`)."""
     found = head(built_site, site_page)
@@ -97,7 +105,8 @@ def test_titles_and_descriptions_are_unique_across_pages(built_site):
 
 
 def test_built_site_has_exactly_the_nav_pages(built_site):
-    """The browser tests are parametrized from the nav: a page outside it would go untested."""
+    """The page tests (here and in tests/browser) are parametrized from the nav: a page outside it would go
+    untested."""
     assert built_pages(built_site) == list(site_pages())
 
 
@@ -108,3 +117,43 @@ def test_sitemap_lists_every_page(built_site):
     listed = {"/" + urlsplit(loc).path.removeprefix(base) for loc in locs}
     missing = [path for path in site_pages() if path not in listed]
     assert not missing, f"pages missing from sitemap.xml: {missing}"
+
+
+# An executed example in a page's Markdown: a python fence with exec="on" and title="snippets/..." (read
+# here with a parser of the tests' own, not the plugin's).
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*python\b(?P<options>[^\n]*)$", re.MULTILINE)
+_TITLE = re.compile(r'\btitle="(snippets/[^"]+)"')
+_SHOWN_FILE = re.compile(r'<span class="filename">(.*?)</span>', re.DOTALL)
+
+
+def source_examples(site_page: str) -> list[str] | None:
+    """The snippet titles of the executed examples in the page's Markdown source (None: not a .md page)."""
+    rel = site_page.strip("/")
+    docs = ROOT / "docs"
+    candidates = [docs / f"{rel}.md", docs / rel / "index.md"] if rel else [docs / "index.md"]
+    for source in candidates:
+        if source.is_file():
+            fences = _FENCE.finditer(source.read_text(encoding="utf-8"))
+            options = [f["options"] for f in fences if 'exec="on"' in f["options"]]
+            return [m[1] for m in map(_TITLE.search, options) if m]
+    return None
+
+
+def shown_examples(site: Path, site_page: str) -> list[str]:
+    """The snippet files a built page shows, by the file names above its code blocks, in page order."""
+    text = (site / site_page.lstrip("/") / "index.html").read_text(encoding="utf-8")
+    names = [" ".join(html.unescape(re.sub(r"<[^>]+>", "", m)).split()) for m in _SHOWN_FILE.findall(text)]
+    return [n for n in names if n.startswith("snippets/")]
+
+
+@SITE_PAGES
+def test_page_shows_every_executed_example_of_its_markdown(built_site, site_page):
+    """Catches an executed block that silently drops out of the page (the copy test, tests/browser/test_copy.py,
+    then checks what each shown example's copy button copies)."""
+    in_source = source_examples(site_page)
+    if in_source is None:
+        return  # the notebook page: no Markdown source
+    assert shown_examples(built_site, site_page) == in_source, (
+        f"{site_page}: its Markdown has the executed examples {in_source}, "
+        f"the page shows {shown_examples(built_site, site_page)}"
+    )
