@@ -28,11 +28,12 @@ from mkdocs.utils import get_relative_url
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import cache, graph_fence, runner
+from fieldnotes import cache, graph_fence, lazy_imports, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
 
 log = get_plugin_logger("fieldnotes")
+lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
 
 # `text`{ data-out="leaves/x.py" } in a page: a claim that snippets/leaves/x.py's recorded output
 # contains text.
