@@ -62,7 +62,9 @@ def read_page(html: str) -> _PageLinks:
 def broken_links(site_dir: Path, site_url: str | None = None) -> list[tuple[str, str, str]]:
     """(page, link, why) for every link of the written site that leads nowhere; pages as site paths."""
     root_path = urlsplit(site_url or "/").path.rstrip("/") + "/"  # where the site lives on its host
-    pages = {p.relative_to(site_dir).as_posix(): read_page(p.read_text(encoding="utf-8")) for p in site_dir.rglob("*.html")}
+    pages = {
+        p.relative_to(site_dir).as_posix(): read_page(p.read_text(encoding="utf-8")) for p in site_dir.rglob("*.html")
+    }
     problems = []
     for name, page in sorted(pages.items()):
         for link in dict.fromkeys(page.links):
