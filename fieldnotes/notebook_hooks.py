@@ -21,13 +21,16 @@ import json
 import posixpath
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jupytext
-from bs4 import BeautifulSoup, NavigableString, Tag
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File
 
 from fieldnotes import cache
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 log = get_plugin_logger("notebook_hooks")
 
@@ -115,6 +118,8 @@ _TEXT_MIME_TYPES = ("text/plain", "application/vnd.jupyter.stdout", "application
 
 def slim_notebook_html(html: str) -> tuple[str, list[str]]:
     """Rewrite mkdocs-jupyter's HTML as the theme's markup; return it and the problems found."""
+    from bs4 import BeautifulSoup  # only when the page changed: a rebuild reuses the result (on_page_content)
+
     soup = BeautifulSoup(html, "html.parser")
     wrapper = soup.select_one(".jupyter-wrapper")
     if wrapper is None:
@@ -174,6 +179,8 @@ def _figure_slot(number: int) -> str:
 
 def _highlight_block(soup, contents, css_class: str) -> Tag:
     """<div class="CSS_CLASS highlight"><pre><span></span><code>CONTENTS</code></pre></div>"""
+    from bs4 import NavigableString, Tag
+
     div = soup.new_tag("div", attrs={"class": f"{css_class} highlight"})
     pre = soup.new_tag("pre")
     code = soup.new_tag("code")

@@ -18,7 +18,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import markdown_exec
-import nbformat
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
@@ -30,7 +29,7 @@ from packaging.version import Version
 
 from fieldnotes import cache, graph_fence, lazy_imports, runner
 from fieldnotes.examples import DEFAULT_TIMEOUT, SNIPPETS_DIR, Example, drift, find_examples, torch_version
-from fieldnotes.page_notebook import fence_timeouts, page_notebook, snippets_of
+from fieldnotes.page_notebook import fence_timeouts, page_notebook_json, snippets_of
 
 log = get_plugin_logger("fieldnotes")
 lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
@@ -107,8 +106,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
                 notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
-                notebook = page_notebook(markdown, self.root, page.src_uri)
-                files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
+                notebook = page_notebook_json(markdown, self.root, page.src_uri)
+                files.append(File.generated(config, notebook_uri, content=notebook))
                 self.notebooks[page.src_uri] = notebook_uri
         if self.config.execute:
             self._start(examples, timeouts)
