@@ -91,3 +91,22 @@ def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project
     assert cache.key(example) == cache.key(example, "build") != before
     project.snippet("example.py", "print('y')\n")
     assert cache.key(example, "standalone") != before
+
+
+def test_memo_computes_once_and_again_when_the_content_or_the_kind_changes(tmp_path):
+    """What a rebuild reuses (the notebook page's .ipynb and slimmed HTML, each page's notebook) is
+    computed again whenever its content or the code that computes it (named in the kind) changes."""
+    calls = []
+
+    def compute(value):
+        def run():
+            calls.append(value)
+            return {"value": value}
+
+        return run
+
+    assert cache.memo(tmp_path, "kind code-1", b"page", compute("first")) == {"value": "first"}
+    assert cache.memo(tmp_path, "kind code-1", b"page", compute("second")) == {"value": "first"}
+    assert cache.memo(tmp_path, "kind code-1", b"edited page", compute("third")) == {"value": "third"}
+    assert cache.memo(tmp_path, "kind code-2", b"page", compute("fourth")) == {"value": "fourth"}
+    assert calls == ["first", "third", "fourth"]
