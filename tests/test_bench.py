@@ -86,7 +86,7 @@ def test_a_rebuild_is_counted_even_when_mkdocs_does_not_repeat_its_message():
     assert bench.served_builds("INFO    -  Building documentation...\n") == 0
 
 
-def test_live_reload_of_the_plain_render_is_measured(tmp_path):
+def test_live_reload_of_the_plain_render_is_measured():
     """`mkdocs serve` of the plain render builds the copied project and rebuilds after each saved edit."""
     seconds = bench.live_reload_seconds(2, plain=True)
     assert seconds > 0
