@@ -16,13 +16,21 @@ Registered in mkdocs.yml under `hooks:`. They
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import posixpath
 import re
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jupytext
-from bs4 import BeautifulSoup, NavigableString, Tag
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File
+
+from fieldnotes import cache
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 log = get_plugin_logger("notebook_hooks")
 
@@ -47,8 +55,22 @@ def on_files(files, config):
         stem = posixpath.splitext(posixpath.basename(file.src_uri))[0]
         source = file.content_string
         files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
-        files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=to_ipynb(source)))
+        files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=_cached_ipynb(config, source)))
     return files
+
+
+# A rebuild (each save under `mkdocs serve`) reuses what these hooks made of an unchanged notebook and
+# page: converting and slimming cost more than the rest of the build. The key covers this module's code.
+_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def _cached_ipynb(config, percent_source: str) -> str:
+    root = Path(config.config_file_path).parent
+
+    def convert() -> dict:
+        return {"ipynb": to_ipynb(percent_source)}
+
+    return cache.memo(root, f"notebook ipynb {_CODE}", percent_source.encode(), convert)["ipynb"]
 
 
 def page_directory(src_uri: str, use_directory_urls: bool) -> str:
@@ -70,15 +92,21 @@ def on_page_content(html, page, config, files):
         return html
     # A notebook has no front matter: its page description is the notebook's `description`
     # metadata (in the jupytext header: jupyter: description: ...).
-    description = jupytext.read(page.file.abs_src_path).metadata.get("description")
+    notebook = json.loads(_cached_ipynb(config, page.file.content_string))
+    description = notebook["metadata"].get("description")
     if description:
         page.meta["description"] = description
     else:
         log.warning(f"{page.file.src_uri}: no `description` in the notebook's metadata (jupytext header)")
-    slim, problems = slim_notebook_html(html)
-    for problem in problems:
+
+    def slim() -> dict:
+        slim_html, problems = slim_notebook_html(html)
+        return {"html": slim_html, "problems": problems}
+
+    slimmed = cache.memo(Path(config.config_file_path).parent, f"notebook page {_CODE}", html.encode(), slim)
+    for problem in slimmed["problems"]:  # a reused page reports them again: the strict build still fails
         log.warning(f"{page.file.src_uri}: {problem}")
-    return slim
+    return slimmed["html"]
 
 
 # --- Slimming the notebook HTML ----------------------------------------------------------------
@@ -90,6 +118,8 @@ _TEXT_MIME_TYPES = ("text/plain", "application/vnd.jupyter.stdout", "application
 
 def slim_notebook_html(html: str) -> tuple[str, list[str]]:
     """Rewrite mkdocs-jupyter's HTML as the theme's markup; return it and the problems found."""
+    from bs4 import BeautifulSoup  # only when the page changed: a rebuild reuses the result (on_page_content)
+
     soup = BeautifulSoup(html, "html.parser")
     wrapper = soup.select_one(".jupyter-wrapper")
     if wrapper is None:
@@ -149,6 +179,8 @@ def _figure_slot(number: int) -> str:
 
 def _highlight_block(soup, contents, css_class: str) -> Tag:
     """<div class="CSS_CLASS highlight"><pre><span></span><code>CONTENTS</code></pre></div>"""
+    from bs4 import NavigableString, Tag
+
     div = soup.new_tag("div", attrs={"class": f"{css_class} highlight"})
     pre = soup.new_tag("pre")
     code = soup.new_tag("code")

@@ -14,9 +14,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from mkdocs_jupyter import plugin as jupyter
 
-_convert = jupyter.convert.nb2html
 _pending: dict[str, tuple[dict, Future]] = {}
 _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook")
+_convert = None  # mkdocs-jupyter's own nb2html, once a notebook is to be converted (nbconvert: a second to import)
 
 
 def _nb2html(nb_path, **arguments):
@@ -26,7 +26,12 @@ def _nb2html(nb_path, **arguments):
     return _convert(nb_path, **arguments)
 
 
-jupyter.convert.nb2html = _nb2html
+def _hand_over() -> None:
+    """Route mkdocs-jupyter's conversions through _nb2html (once)."""
+    global _convert
+    if _convert is None:
+        _convert = jupyter.convert.nb2html
+        jupyter.convert.nb2html = _nb2html
 
 
 def start(jupyter_plugin, files) -> None:
@@ -54,4 +59,5 @@ def start(jupyter_plugin, files) -> None:
             "include_requirejs": config["include_requirejs"],
             "custom_mathjax_url": config["custom_mathjax_url"],
         }
+        _hand_over()
         _pending[file.abs_src_path] = (arguments, _pool.submit(_convert, file.abs_src_path, **arguments))

@@ -21,20 +21,20 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import markdown_exec
-import nbformat
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from fieldnotes import cache, graph_fence, pages, runner
+from fieldnotes import cache, graph_fence, lazy_imports, pages, runner
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.indentation import strip_indentation
-from fieldnotes.page_notebook import page_notebook
+from fieldnotes.page_notebook import page_notebook_json
 from fieldnotes.pages import OWN_OPTIONS, snippets_of
 from fieldnotes.torch_pin import require_pinned_torch
 
 log = get_plugin_logger("fieldnotes")
+lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
 
 # `text`{ data-out="leaves/x.py" } in a page: a claim that snippets/leaves/x.py's recorded output
 # contains text.
@@ -98,8 +98,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((self.root / s).is_file() for s in included):
                 notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
-                notebook = page_notebook(markdown, self.root, page.src_uri)
-                files.append(File.generated(config, notebook_uri, content=nbformat.writes(notebook)))
+                notebook = page_notebook_json(markdown, self.root, page.src_uri)
+                files.append(File.generated(config, notebook_uri, content=notebook))
                 self.notebooks[page.src_uri] = notebook_uri
         if self.config.execute:
             self._start(examples, pages.timeouts(sources, self.config.timeout))

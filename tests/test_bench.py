@@ -9,8 +9,10 @@ import importlib.util
 import threading
 import urllib.request
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from mkdocs.utils.yaml import yaml_load
 
 from tests.conftest import ROOT
 
@@ -47,3 +49,44 @@ def test_lighthouse_is_served_the_site_gzip_compressed_as_a_host_would(gzip_serv
     with urllib.request.urlopen(f"{gzip_server}/stylesheets/site.css") as response:  # no Accept-Encoding
         assert response.headers.get("Content-Encoding") is None
         assert response.read() == (built_site / "stylesheets" / "site.css").read_bytes()
+
+
+def test_plain_render_keeps_theme_and_markdown_but_none_of_our_plugins_or_hooks():
+    """The baseline the author's wait is measured against: mkdocs-material alone on the same pages."""
+    real = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    plain = bench.plain_config(ROOT)
+    assert plain["markdown_extensions"] == real["markdown_extensions"]
+    assert {k: v for k, v in plain["theme"].items() if k != "custom_dir"} == {
+        k: v for k, v in real["theme"].items() if k != "custom_dir"
+    }
+    assert Path(plain["theme"]["custom_dir"]) == ROOT / "overrides" and Path(plain["docs_dir"]) == ROOT / "docs"
+    assert [bench._plugin_name(p) for p in plain["plugins"]] == ["search"]
+    assert "hooks" not in plain and plain["nav"] == real["nav"]
+
+
+def test_a_rebuild_is_counted_even_when_mkdocs_does_not_repeat_its_message():
+    """MkDocs logs each message once per process: a rebuild as long as the one before it, to the
+    hundredth of a second, prints no "Documentation built in" (a serve log of two such rebuilds)."""
+    log = (
+        "INFO    -  Building documentation...\n"
+        "INFO    -  Documentation built in 0.38 seconds\n"
+        "INFO    -  [17:24:35] Serving on http://127.0.0.1:41611/\n"
+        "INFO    -  [17:24:36] Detected file changes\n"
+        "INFO    -  Building documentation...\n"
+        "INFO    -  Documentation built in 0.35 seconds\n"
+        "INFO    -  [17:24:36] Reloading browsers\n"
+        "INFO    -  [17:24:36] Detected file changes\n"
+        "INFO    -  Building documentation...\n"
+        "INFO    -  [17:24:36] Reloading browsers\n"
+        "INFO    -  [17:24:37] Detected file changes\n"
+        "INFO    -  Building documentation...\n"
+        "ERROR   -  An error happened during the rebuild. The server will appear stuck until build errors are\n"
+    )
+    assert bench.served_builds(log) == 3
+    assert bench.served_builds("INFO    -  Building documentation...\n") == 0
+
+
+def test_live_reload_of_the_plain_render_is_measured():
+    """`mkdocs serve` of the plain render builds the copied project and rebuilds after each saved edit."""
+    seconds = bench.live_reload_seconds(2, plain=True)
+    assert seconds > 0

@@ -7,7 +7,6 @@ import importlib.metadata
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 from mkdocs.config import load_config
 
@@ -55,28 +54,29 @@ def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Pr
     assert project.build().returncode == 0 and runs(project) == 6, "cache: false reused an output"
 
 
-def _fake_distributions(torch_version: str):
-    return lambda: [
-        SimpleNamespace(metadata={"Name": "torch"}, version=torch_version),
-        SimpleNamespace(metadata={"Name": "mkdocs"}, version="1.6.1"),
-    ]
+def _site_packages(path, *folders: str) -> str:
+    """A folder with what an installer leaves of each distribution: its metadata folder."""
+    for name in folders:
+        (path / name).mkdir(parents=True, exist_ok=True)
+    return str(path)
 
 
-def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch):
+def test_torch_or_any_dependency_version_changes_the_key(project: Project, monkeypatch, tmp_path):
     """Catches a key that leaves out what is installed (a torch upgrade would show the old outputs)."""
     project.snippet("example.py", "print('x')\n")
     example = Example(project.path, "snippets/example.py")
     keys = []
-    for torch_version in ["2.13.0", "2.13.0", "2.14.0"]:
-        monkeypatch.setattr(importlib.metadata, "distributions", _fake_distributions(torch_version))
+    for number, torch_version in enumerate(["2.13.0", "2.13.0", "2.14.0"]):
+        folder = _site_packages(tmp_path / str(number), f"torch-{torch_version}.dist-info", "mkdocs-1.6.1.dist-info")
+        monkeypatch.setattr(sys, "path", [folder])
         cache.environment_fingerprint.cache_clear()
         keys.append(cache.key(example))
     cache.environment_fingerprint.cache_clear()
     assert keys[0] == keys[1] and keys[1] != keys[2]
 
 
-def _fingerprint_with(monkeypatch, distributions) -> str:
-    monkeypatch.setattr(importlib.metadata, "distributions", lambda: list(distributions))
+def _fingerprint_with(monkeypatch, folder: str) -> str:
+    monkeypatch.setattr(sys, "path", [folder])
     cache.environment_fingerprint.cache_clear()
     try:
         return cache.environment_fingerprint()
@@ -85,23 +85,32 @@ def _fingerprint_with(monkeypatch, distributions) -> str:
         cache.environment_fingerprint.cache_clear()
 
 
-def test_real_fingerprint_covers_the_installed_torch(monkeypatch):
-    """Catches a fingerprint that leaves out (or filters away) the real torch distribution."""
-    real = list(importlib.metadata.distributions())
-    assert any(d.metadata["Name"] == "torch" for d in real)
-    without_torch = [d for d in real if d.metadata["Name"] != "torch"]
-    assert _fingerprint_with(monkeypatch, real) != _fingerprint_with(monkeypatch, without_torch)
+def test_real_fingerprint_covers_the_installed_torch(monkeypatch, tmp_path):
+    """Catches a fingerprint that leaves out (or filters away) the real torch distribution: the real
+    site-packages' metadata folders, with and without torch's, give two fingerprints."""
+    torch_folder = Path(importlib.metadata.distribution("torch")._path).name  # torch-2.13.0+cpu.dist-info
+    real = [
+        f.name
+        for f in Path(importlib.metadata.distribution("torch")._path).parent.iterdir()
+        if f.name.endswith(".dist-info")
+    ]
+    assert torch_folder in real
+    with_torch = _site_packages(tmp_path / "with", *real)
+    without = _site_packages(tmp_path / "without", *(f for f in real if f != torch_folder))
+    assert _fingerprint_with(monkeypatch, with_torch) != _fingerprint_with(monkeypatch, without)
 
 
-def test_the_projects_own_distribution_is_left_out(monkeypatch):
+def test_the_projects_own_distribution_is_left_out(monkeypatch, tmp_path):
     """Catches counting the project's own distribution: its egg-info in the checkout is found only from
     the checkout's directory, so the same environment would get two fingerprints."""
-    others = [d for d in importlib.metadata.distributions() if "field" not in d.metadata["Name"].lower()]
-    own = SimpleNamespace(metadata={"Name": "autograd-field-notes"}, version="0.1.0")
-    egg = SimpleNamespace(metadata={"Name": "autograd_field_notes"}, version="0.2.0")
-    expected = _fingerprint_with(monkeypatch, others)
-    assert _fingerprint_with(monkeypatch, [*others, own]) == expected
-    assert _fingerprint_with(monkeypatch, [*others, own, egg]) == expected
+    others = ["torch-2.13.0.dist-info", "mkdocs-1.6.1.dist-info"]
+    expected = _fingerprint_with(monkeypatch, _site_packages(tmp_path / "a", *others))
+    own = _site_packages(tmp_path / "b", *others, "autograd_field_notes-0.1.0.dist-info")
+    egg = _site_packages(
+        tmp_path / "c", *others, "autograd_field_notes-0.1.0.dist-info", "autograd_field_notes.egg-info"
+    )
+    assert _fingerprint_with(monkeypatch, own) == expected
+    assert _fingerprint_with(monkeypatch, egg) == expected
 
 
 def test_fingerprint_is_the_same_from_any_directory(tmp_path):
@@ -155,3 +164,22 @@ def test_notebook_cache_is_kept_per_environment(monkeypatch):
         config.plugins["fieldnotes"].on_config(config)
         folders.append(config.plugins["mkdocs-jupyter"].config["cache_dir"])
     assert folders[0] != folders[1]
+
+
+def test_memo_computes_once_and_again_when_the_content_or_the_kind_changes(tmp_path):
+    """What a rebuild reuses (the notebook page's .ipynb and slimmed HTML, each page's notebook) is
+    computed again whenever its content or the code that computes it (named in the kind) changes."""
+    calls = []
+
+    def compute(value):
+        def run():
+            calls.append(value)
+            return {"value": value}
+
+        return run
+
+    assert cache.memo(tmp_path, "kind code-1", b"page", compute("first")) == {"value": "first"}
+    assert cache.memo(tmp_path, "kind code-1", b"page", compute("second")) == {"value": "first"}
+    assert cache.memo(tmp_path, "kind code-1", b"edited page", compute("third")) == {"value": "third"}
+    assert cache.memo(tmp_path, "kind code-2", b"page", compute("fourth")) == {"value": "fourth"}
+    assert calls == ["first", "third", "fourth"]

@@ -328,7 +328,7 @@ def build_with_a_raising_cell(tmp_path_factory):
     to pages left out), with a cell that raises inserted before the notebook's first code cell."""
     project = Project(tmp_path_factory.mktemp("raising"))
     real = yaml_load((ROOT / "mkdocs.yml").read_text())
-    project.config["plugins"] = [p for p in real["plugins"] if plugin_name(p) != "htmlproofer"]
+    project.config["plugins"] = [p for p in real["plugins"] if plugin_name(p) != "fieldnotes-links"]
     project.config["hooks"] = [str(ROOT / hook) for hook in real["hooks"]]
     text = NOTEBOOK.read_text()
     raising = '# %%\nraise RuntimeError("a cell that fails on purpose")\n\n\n# %%\nimport io\n'

@@ -1,8 +1,9 @@
-"""The strict build fails on a broken internal link or anchor, naming it (mkdocs-htmlproofer-plugin).
+"""The strict build fails on a broken internal link or anchor, naming it (fieldnotes/links.py, the
+`fieldnotes-links` plugin, which checks the written site once per build).
 
 A throwaway project uses the real mkdocs.yml and theme overrides with two small pages. To stay fast it
-keeps only the plugins that matter for links (search and htmlproofer, exactly as configured), so no
-example or notebook runs. The broken targets are ones MkDocs itself only reports at INFO level (a
+keeps only the plugins that matter for links (search and the link checker, exactly as configured), so
+no example or notebook runs. The broken targets are ones MkDocs itself only reports at INFO level (a
 relative link to a page that is not a Markdown file, an anchor missing on an existing page), so it is
 the link checker that fails the build.
 """
@@ -19,8 +20,10 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
+from fieldnotes.links import broken_links
+
 ROOT = Path(__file__).resolve().parent.parent
-KEPT_PLUGINS = ("search", "htmlproofer")
+KEPT_PLUGINS = ("search", "fieldnotes-links")
 
 GOOD_PAGE = "# Other\n\n## A real section\n\nText.\n"
 
@@ -53,12 +56,8 @@ def build(tmp_path: Path, index: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_link_checker_is_configured_offline_and_failing():
-    entries = [p for p in real_config()["plugins"] if plugin_name(p) == "htmlproofer"]
-    assert entries, "mkdocs.yml does not enable the htmlproofer plugin"
-    options = entries[0]["htmlproofer"] if isinstance(entries[0], dict) else {}
-    assert options.get("validate_external_urls") is False, "external URLs must not be fetched (offline build)"
-    assert options.get("raise_error_after_finish") is True
+def test_link_checker_is_enabled():
+    assert "fieldnotes-links" in [plugin_name(p) for p in real_config()["plugins"]]
 
 
 def test_good_links_build(tmp_path):
@@ -77,4 +76,53 @@ def test_broken_link_fails_the_strict_build_naming_it(tmp_path, broken, named):
     result = build(tmp_path, f"# Home\n\n[Other](other.md), and {broken}.\n")
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"the strict build passed with {broken}:\n{output}"
-    assert "htmlproofer" in output and named in output, f"the link checker did not name {named!r}:\n{output}"
+    assert "fieldnotes-links" in output and named in output, f"the link checker did not name {named!r}:\n{output}"
+    assert "docs/index.md" in output, f"the link checker did not name the page:\n{output}"
+
+
+# What the checker reads: the written HTML, as a browser follows it.
+
+OTHER = '<h1 id="other">Other</h1><a name="old-name"></a><template><p id="inert"></p></template>'
+
+
+def site(tmp_path: Path, index: str) -> Path:
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "index.html").write_text(OTHER, encoding="utf-8")
+    (tmp_path / "logo.png").write_bytes(b"png")
+    (tmp_path / "index.html").write_text(index, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        '<a href="other/">',
+        '<a href="other/index.html#other">',
+        '<a href="./other/#old-name">',
+        '<a href="/site/other/">',  # absolute, under the site's address
+        '<a href="#top">',
+        '<img src="logo.png">',
+        '<a href="https://example.invalid/nowhere">',  # another site: not fetched (offline)
+        '<a href="mailto:someone@example.invalid">',
+    ],
+)
+def test_links_that_resolve_pass(tmp_path, link):
+    assert broken_links(site(tmp_path, f'<p id="top">{link}</p>'), "http://127.0.0.1/site/") == []
+
+
+@pytest.mark.parametrize(
+    ("link", "why"),
+    [
+        ('<a href="missing/">', "no folder missing/"),
+        ('<a href="other/#inert">', "no element with id 'inert'"),  # inside a <template>: inert
+        ('<a href="#nowhere">', "index.html has no element with id 'nowhere'"),
+        ('<img src="missing.png">', "no missing.png"),
+        ('<link rel="stylesheet" href="missing.css">', "no missing.css"),
+        ('<script src="missing.js"></script>', "no missing.js"),
+        ('<a href="/elsewhere/other/">', "leaves the site"),
+        ('<a href="../outside.html">', "outside the site"),
+    ],
+)
+def test_broken_links_are_found_with_why(tmp_path, link, why):
+    problems = broken_links(site(tmp_path, f"<p>{link}</p>"), "http://127.0.0.1/site/")
+    assert len(problems) == 1 and problems[0][0] == "index.html" and why in problems[0][2], problems
