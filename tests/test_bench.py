@@ -90,3 +90,16 @@ def test_live_reload_of_the_plain_render_is_measured():
     """`mkdocs serve` of the plain render builds the copied project and rebuilds after each saved edit."""
     seconds = bench.live_reload_seconds(2, plain=True)
     assert seconds > 0
+
+
+def test_the_rules_check_it_times_is_the_one_the_rules_page_runs():
+    """Catches the bench timing some other file than the rules page's check (the 5 s budget would be
+    measured on nothing)."""
+    assert f'--8<-- "{bench.RULES_CHECK.removeprefix("snippets/")}"' in (ROOT / "docs" / "rules.md").read_text()
+
+
+def test_a_failing_rules_check_is_not_timed_as_if_it_passed(monkeypatch):
+    """Catches a bench that reports the time of a check that raised (a broken rule fails in well under 5 s)."""
+    monkeypatch.setattr(bench, "RULES_CHECK", "snippets/retain_grad/requires_grad_false.py")  # raises on purpose
+    with pytest.raises(SystemExit, match="requires_grad_false.py failed"):
+        bench.rules_check_seconds(1)
