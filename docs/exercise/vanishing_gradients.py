@@ -248,12 +248,8 @@ check("Sigmoid's first/last ratio is below ReLU's", sigmoid_ratio < relu_ratio)
 # ## Twenty seeds, four activations, three depths
 #
 # One seed proves little. The same experiment for seeds 0 to 19, for ReLU, Sigmoid, Tanh and GELU,
-# with 3, 6 and 10 `Linear` layers. A ReLU network can be *dead*: if every unit of some hidden layer
-# outputs 0 for the whole batch, no gradient passes that layer and the weights before it get an
-# exactly zero gradient. The ratio is then 0 (first layer dead) or undefined, 0/0 (the last layer's
-# input is dead too). So the table counts such seeds (column `dead`: seeds with an exactly-zero
-# weight gradient) instead of hiding them, and takes the median over the seeds whose ratio is
-# defined (column `defined`). The plot under it shows the 3-layer networks layer by layer.
+# with 3, 6 and 10 `Linear` layers; the plot shows the 3-layer networks, ReLU and Sigmoid, layer by
+# layer.
 
 # %%
 SEEDS = range(20)
@@ -271,6 +267,31 @@ def sweep(depth, activation, build=make_mlp):
     return np.array(rows)
 
 
+means = {(depth, act): sweep(depth, cls)
+         for depth in DEPTHS for act, cls in ACTIVATIONS.items()}
+
+fig, ax = plt.subplots(figsize=(5, 3))
+plot_layers(ax, means, 3, ["ReLU", "Sigmoid"])
+ax.set_ylabel("mean |grad| of the weight")
+ax.set_title("3 layers, 20 seeds: median and interquartile band")
+ax.legend()
+show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
+     "ReLU and Sigmoid, median and interquartile band over 20 seeds, "
+     "log scale.")
+
+# %% [markdown]
+# The plot shows mean|g| of each layer's weight, median over the 20 seeds, with the band from the
+# 25th to the 75th percentile. Its y-axis is logarithmic: a value that is exactly 0 cannot be drawn
+# on it, and the code prints a line if one is left out.
+#
+# The table below gives the first/last ratio for every depth and activation. A ReLU network can be
+# *dead*: if every unit of some hidden layer outputs 0 for the whole batch, no gradient passes that
+# layer and the weights before it get an exactly zero gradient. The ratio is then 0 (first layer
+# dead) or undefined, 0/0 (the last layer's input is dead too). So the table counts such seeds
+# (column `dead`: seeds with an exactly-zero weight gradient) instead of hiding them, and takes the
+# median over the seeds whose ratio is defined (column `defined`).
+
+# %%
 def first_last_ratio(means):
     """first / last layer's mean|g| per seed; NaN (undefined) if last is 0."""
     first, last = means[:, 0], means[:, -1]
@@ -286,8 +307,6 @@ def summary(ratios):
             f"{f'{len(defined)}/{len(ratios)}':>9}")
 
 
-means = {(depth, act): sweep(depth, cls)
-         for depth in DEPTHS for act, cls in ACTIVATIONS.items()}
 ratios = {key: first_last_ratio(m) for key, m in means.items()}
 
 print("first / last layer mean|g| over seeds 0-19")
@@ -303,19 +322,8 @@ for (depth, act), m in means.items():
             print(f"{act}, depth {depth}, seed {seed}: mean|g| by layer",
                   np.array2string(row, precision=2))
 
-fig, ax = plt.subplots(figsize=(5, 3))
-plot_layers(ax, means, 3, ["ReLU", "Sigmoid"])
-ax.set_ylabel("mean |grad| of the weight")
-ax.set_title("3 layers, 20 seeds: median and interquartile band")
-ax.legend()
-show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
-     "ReLU and Sigmoid, median and interquartile band over 20 seeds, "
-     "log scale.")
-
 # %% [markdown]
-# The plot shows mean|g| of each layer's weight, median over the 20 seeds, with the band from the
-# 25th to the 75th percentile. Its y-axis is logarithmic: a value that is exactly 0 cannot be drawn
-# on it, and the code prints a line if one is left out. In these runs:
+# In these runs:
 #
 # - With Sigmoid, the share of the gradient that reaches the first layer is smaller than with ReLU
 #   in every seed where the comparison is defined, at all three depths. It is undefined only for
