@@ -100,7 +100,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         for example in examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(self.root / example.snippet)))
         for page in files.documentation_pages():
-            markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
+            markdown = page.content_string  # generated pages (the API index) have no source file
             timeouts.update(fence_timeouts(markdown))
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
