@@ -343,7 +343,7 @@ def official_url(name: str, documented: bool = True) -> str | None:
     module = full.rpartition(".")[0]
     if module == "torch.nn.init":  # one page for the module
         return f"{DOCS}nn.init.html#{full}"
-    if module == "torch.utils.hooks":  # not in the documentation
+    if full.startswith("torch.utils.hooks."):  # not in the documentation
         return None
     full = {"torch.nn.Parameter": "torch.nn.parameter.Parameter"}.get(full, full)  # documented where defined
     return f"{DOCS}generated/{full}.html"
@@ -455,13 +455,16 @@ def on_page_markdown(markdown, page, config, files):
     if "error" in _state["result"]:
         log.warning(f"the API index could not be read from the examples: {_state['result']['error']!r}")
         return markdown
-    # The page is the list of its entries: a sidebar repeating them (10 KB) would only add weight.
-    page.meta.setdefault("hide", []).append("toc")
     return index_markdown(_state["result"]["index"], _state.get("titles"))
 
 
 def on_page_content(html, page, config, files):
     """Give each executed block the id the index links to."""
+    if page.file.src_uri == INDEX_URI:
+        # The sidebar's table of contents lists the groups, not every entry again (10 KB of the page).
+        for heading in page.toc:
+            for group in heading.children:
+                group.children = []
     seen: dict[str, int] = {}
 
     def add_id(match: re.Match) -> str:
