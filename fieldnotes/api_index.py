@@ -455,6 +455,12 @@ def on_page_markdown(markdown, page, config, files):
     if "error" in _state["result"]:
         log.warning(f"the API index could not be read from the examples: {_state['result']['error']!r}")
         return markdown
+    # Found by search, but after the pages that explain a name: a reader searching `is_leaf` wants the
+    # lesson first, the index's entry (which links to it) next.
+    page.meta.setdefault("search", {}).setdefault("boost", 0.001)
+    page.meta.setdefault(
+        "description", "Every torch name the examples use, each with links to those examples and to PyTorch's documentation."
+    )
     return index_markdown(_state["result"]["index"], _state.get("titles"))
 
 
