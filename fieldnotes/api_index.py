@@ -39,6 +39,7 @@ from fieldnotes.page_notebook import snippets_of
 log = get_plugin_logger("api_index")
 
 INDEX_URI = "api.md"
+DESCRIPTION = "Every torch name the examples use, with links to those examples and to PyTorch's documentation."
 DOCS = "https://docs.pytorch.org/docs/stable/"
 # The classes whose attributes are attributed by name, with the name the index shows them under.
 CLASSES = {
@@ -51,8 +52,13 @@ _BUILTIN_ATTRIBUTES = frozenset(
     name for kind in (object, list, dict, set, tuple, str, bytes, int, float, bool) for name in dir(kind)
 )
 # Attributes whose value is known from the name alone, to tell which class a receiver is.
-_ATTRIBUTE_KINDS = {"grad_fn": "torch.autograd.graph.Node", "grad": "torch.Tensor", "weight": "torch.Tensor",
-                    "bias": "torch.Tensor", "data": "torch.Tensor"}
+_ATTRIBUTE_KINDS = {
+    "grad_fn": "torch.autograd.graph.Node",
+    "grad": "torch.Tensor",
+    "weight": "torch.Tensor",
+    "bias": "torch.Tensor",
+    "data": "torch.Tensor",
+}
 
 
 def anchor(snippet: str) -> str:
@@ -94,8 +100,10 @@ class _Reader(ast.NodeVisitor):
                 for name in node.names:
                     self._bind_module(name.asname or name.name, f"{node.module}.{name.name}")
             elif isinstance(node, ast.ClassDef):
-                if any(self._path(base) == "torch.nn.Module" or getattr(base, "id", None) in self.module_classes
-                       for base in node.bases):
+                if any(
+                    self._path(base) == "torch.nn.Module" or getattr(base, "id", None) in self.module_classes
+                    for base in node.bases
+                ):
                     self.module_classes.add(node.name)
         for _ in range(2):  # twice: a variable may be assigned from one assigned later in the walk
             for node in ast.walk(tree):
@@ -216,11 +224,13 @@ for path in wanted["paths"]:
     module_class = kind == "class" and issubclass(obj, torch.nn.Module)
     tensor = (path.count(".") == 1 and path.split(".")[1] in aten) or isinstance(obj, torch.Tensor)
     paths[path] = {"kind": kind, "returns": "torch.nn.Module" if module_class else "torch.Tensor" if tensor else None}
+def has_docstring(member):
+    return not isinstance(member, (str, type(None))) and bool((member.__doc__ or "").strip())
+
 classes = {}
 for name in wanted["classes"]:
     cls = resolve(name)
-    classes[name] = {a: bool((getattr(cls, a, None).__doc__ or "").strip()) if not isinstance(getattr(cls, a, None), (str, type(None))) else False
-                     for a in wanted["attributes"] if a in dir(cls)}
+    classes[name] = {a: has_docstring(getattr(cls, a, None)) for a in wanted["attributes"] if a in dir(cls)}
 print(json.dumps({"paths": paths, "classes": classes}))
 """
 
@@ -281,7 +291,8 @@ def page_examples(docs_dir: Path, pages: list[str]) -> list[Example]:
 
 
 def build_index(root: Path, examples: list[Example]) -> Index:
-    codes = {e.snippet: (root / e.snippet).read_text(encoding="utf-8") for e in examples if (root / e.snippet).is_file()}
+    present = [e.snippet for e in examples if (root / e.snippet).is_file()]  # a missing one fails the build anyway
+    codes = {snippet: (root / snippet).read_text(encoding="utf-8") for snippet in present}
     first_reading = {snippet: read_uses(code) for snippet, code in codes.items()}
     facts = torch_facts(
         root,
@@ -458,9 +469,7 @@ def on_page_markdown(markdown, page, config, files):
     # Found by search, but after the pages that explain a name: a reader searching `is_leaf` wants the
     # lesson first, the index's entry (which links to it) next.
     page.meta.setdefault("search", {}).setdefault("boost", 0.001)
-    page.meta.setdefault(
-        "description", "Every torch name the examples use, each with links to those examples and to PyTorch's documentation."
-    )
+    page.meta.setdefault("description", DESCRIPTION)
     return index_markdown(_state["result"]["index"], _state.get("titles"))
 
 

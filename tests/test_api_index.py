@@ -86,8 +86,11 @@ def builds(tmp_path_factory):
     project.snippet("demo/hooked.py", HOOKED, recorded="")
     project.pages = ["index.md", "api.md"]  # the nav: api.md is generated
     sites = {}
-    for step, snippets in (("two", ["leaf", "module"]), ("added", ["leaf", "module", "hooked"]),
-                           ("removed", ["leaf", "hooked"])):
+    for step, snippets in (
+        ("two", ["leaf", "module"]),
+        ("added", ["leaf", "module", "hooked"]),
+        ("removed", ["leaf", "hooked"]),
+    ):
         page = "# Demo\n\n" + "\n".join(block(f"demo/{s}.py") for s in snippets)
         (project.path / "docs" / "index.md").write_text(page)
         result = project.build()
@@ -122,7 +125,10 @@ def test_a_removed_example_disappears(builds):
 
 def test_each_entry_links_its_documentation_first(builds):
     entries, _ = builds["added"]
-    assert entries["Tensor.retain_grad"][0] == "https://docs.pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html"
+    assert (
+        entries["Tensor.retain_grad"][0]
+        == "https://docs.pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -180,15 +186,24 @@ DOCS = "https://docs.pytorch.org/docs/stable/"
     ("name", "documented", "url"),
     [
         ("Tensor.retain_grad", True, f"{DOCS}generated/torch.Tensor.retain_grad.html"),
-        ("Tensor.register_post_accumulate_grad_hook", True,
-         f"{DOCS}generated/torch.Tensor.register_post_accumulate_grad_hook.html"),
+        (
+            "Tensor.register_post_accumulate_grad_hook",
+            True,
+            f"{DOCS}generated/torch.Tensor.register_post_accumulate_grad_hook.html",
+        ),
         ("Tensor.grad_fn", False, None),  # not in tensors.md's list, and without a docstring
         ("torch.autograd.grad", True, f"{DOCS}generated/torch.autograd.grad.html"),
         ("torch.no_grad", True, f"{DOCS}generated/torch.no_grad.html"),
-        ("torch.autograd.graph.Node.next_functions", True,
-         f"{DOCS}generated/torch.autograd.graph.Node.next_functions.html"),
-        ("nn.Module.register_full_backward_hook", True,
-         f"{DOCS}generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook"),
+        (
+            "torch.autograd.graph.Node.next_functions",
+            True,
+            f"{DOCS}generated/torch.autograd.graph.Node.next_functions.html",
+        ),
+        (
+            "nn.Module.register_full_backward_hook",
+            True,
+            f"{DOCS}generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook",
+        ),
         ("torch.nn.Parameter", True, f"{DOCS}generated/torch.nn.parameter.Parameter.html"),
         ("torch.nn.init.normal_", True, f"{DOCS}nn.init.html#torch.nn.init.normal_"),
         ("torch._dynamo.config.skip_nnmodule_hook_guards", False, None),
@@ -203,9 +218,15 @@ def test_documentation_address_by_rule(name, documented, url):
 # The real site's index
 
 TAUGHT = [
-    "Tensor.retain_grad", "Tensor.register_hook", "Tensor.is_leaf", "Tensor.grad_fn", "Tensor.detach",
-    "torch.autograd.grad", "Tensor.register_post_accumulate_grad_hook",
-    "nn.Module.register_full_backward_hook", "torch.no_grad",
+    "Tensor.retain_grad",
+    "Tensor.register_hook",
+    "Tensor.is_leaf",
+    "Tensor.grad_fn",
+    "Tensor.detach",
+    "torch.autograd.grad",
+    "Tensor.register_post_accumulate_grad_hook",
+    "nn.Module.register_full_backward_hook",
+    "torch.no_grad",
 ]
 
 
