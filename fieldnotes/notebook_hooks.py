@@ -267,6 +267,7 @@ def inline_svg(svg: str, prefix: str) -> tuple[str, str | None]:
     svg = re.sub(r'\stransform="rotate\(-?0 [^)]*\)"', "", svg)  # a rotation by 0 degrees
     svg = _TEXT_STYLE.sub(lambda m: m.group(1) + _FONT_OR_FILL.sub("", m.group(2)).strip("; ") + '"', svg)
     svg = re.sub(r">\s+<", "><", svg)  # matplotlib's indentation
+    svg = re.sub(r'\sstyle="([^"]*)"', lambda m: ' style="' + re.sub(r"([:;])\s+", r"\1", m[1]) + '"', svg)
     svg = _unwrap_bare_groups(svg).replace("<g/>", "")
     attributes = ' role="img"'
     if title:

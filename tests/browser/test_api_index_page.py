@@ -26,7 +26,7 @@ def test_search_finds_the_api_entry_and_its_example_opens(guarded):
     target.evaluate(
         "el => new Promise(done => { const t = Date.now(); (function poll() {"
         " const top = el.getBoundingClientRect().top;"
-        " if ((top >= 0 && top < innerHeight && scrollY > 0) || Date.now() - t > 10000) done(); else"
+        " if ((top >= 0 && top < innerHeight && scrollY > 0) || Date.now() - t > 20000) done(); else"
         " requestAnimationFrame(poll); })(); })"
     )
     top = target.evaluate("el => el.getBoundingClientRect().top")
