@@ -113,6 +113,9 @@ def on_page_content(html, page, config, files):
 
 # What mkdocs-jupyter's template outputs for each part of a notebook, in document order.
 _PARTS = ".jp-RenderedMarkdown, .jp-InputArea-editor, .jp-OutputArea-output"
+# A code cell tagged "fold" (`# %% tags=["fold"]`) is shown collapsed, input and output, under its
+# first line; nbconvert marks the cell with this class. It still runs, and the downloads keep it.
+FOLD_CLASS = "celltag_fold"
 _TEXT_MIME_TYPES = ("text/plain", "application/vnd.jupyter.stdout", "application/vnd.jupyter.stderr")
 
 
@@ -127,13 +130,22 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
     out = BeautifulSoup("", "html.parser")
     problems: list[str] = []
     figures: list[str] = []  # inserted after serialising: html.parser would lower-case viewBox & co.
+    folded_cell, fold = None, None
     for part in wrapper.select(_PARTS):
         classes = part.get("class", [])
+        cell = part.find_parent("div", class_="jp-Cell")
+        if cell is not None and FOLD_CLASS in cell.get("class", []):
+            if cell is not folded_cell:  # the cell's first part: open its fold
+                folded_cell, fold = cell, _fold(soup, cell)
+                out.append(fold)
+            target = fold
+        else:
+            target = out
         if "jp-RenderedMarkdown" in classes:
             for link in part.select("a.anchor-link"):
                 link["class"] = ["headerlink"]
                 link["title"] = "Permanent link"
-            out.extend(list(part.contents))
+            target.extend(list(part.contents))
         elif "jp-InputArea-editor" in classes:
             pre = part.select_one(".highlight-ipynb pre")
             if pre is None:
@@ -141,15 +153,17 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
                 continue
             # Names, punctuation, operators and whitespace (three quarters of all tokens, and most of
             # the page's weight) get no span: site.css gives the code the theme's name colour.
-            for span in pre.select("span.n, span.p, span.o, span.w"):
+            # So do an f-string's braces (string interpolation), and runs of one token kind share a span.
+            for span in pre.select("span.n, span.p, span.o, span.w, span.si"):
                 span.unwrap()
-            out.append(_highlight_block(soup, pre.contents, "nb-input"))
+            _merge_neighbour_spans(pre)
+            target.append(_highlight_block(soup, pre.contents, "nb-input"))
         else:
             mime = part.get("data-mime-type", "")
             if mime in _TEXT_MIME_TYPES:
                 pre = part.find("pre")
                 # As the other pages show an example's output: language-text, no syntax colours.
-                out.append(_highlight_block(soup, pre.contents if pre else [], "language-text nb-output"))
+                target.append(_highlight_block(soup, pre.contents if pre else [], "language-text nb-output"))
             elif mime == "image/svg+xml":
                 img = part.find("img")
                 number = len(figures) + 1
@@ -159,18 +173,37 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
                 figures.append(svg)
                 figure = soup.new_tag("div", attrs={"class": "nb-figure"})
                 figure.string = _figure_slot(number)
-                out.append(figure)
+                target.append(figure)
             elif mime == "text/html":
                 box = soup.new_tag("div", attrs={"class": "nb-html"})
                 box.extend(list(part.contents))
-                out.append(box)
+                target.append(box)
             else:
                 part["class"] = ["nb-other"]
-                out.append(part)
+                target.append(part)
     html = str(out)
     for number, svg in enumerate(figures, start=1):
         html = html.replace(_figure_slot(number), svg, 1)
     return html, problems
+
+
+def _merge_neighbour_spans(pre: Tag) -> None:
+    for span in pre.find_all("span"):
+        before = span.previous_sibling
+        if isinstance(before, Tag) and before.name == "span" and before.get("class") == span.get("class"):
+            before.extend(list(span.contents))
+            span.decompose()
+
+
+def _fold(soup, cell: Tag) -> Tag:
+    """<details class="nb-fold"><summary>the cell's first line, a comment</summary></details>"""
+    pre = cell.select_one(".highlight-ipynb pre")
+    first_line = pre.get_text().lstrip("\n").split("\n", 1)[0] if pre else ""
+    details = soup.new_tag("details", attrs={"class": "nb-fold"})
+    summary = soup.new_tag("summary")
+    summary.string = first_line.lstrip("# ").strip() if first_line.startswith("#") else "Code"
+    details.append(summary)
+    return details
 
 
 def _figure_slot(number: int) -> str:
@@ -209,6 +242,13 @@ _LONG_DECIMAL = re.compile(r"(\d\.\d)\d+")
 # In <text> styles: site.css sets the colour and font of figure text for both colour schemes.
 _TEXT_STYLE = re.compile(r'(<text\b[^>]*\sstyle=")([^"]*)"')
 _FONT_OR_FILL = re.compile(r"\s*(?:font-family|fill):[^;]*(?:;|$)")
+
+
+def _short_numbers(geometry: str) -> str:
+    """One decimal at most, none when it is 0, one space between numbers: "M 60.7 -181.8  L 0.0" is
+    "M 60.7 -181.8 L 0"."""
+    geometry = re.sub(r"(\d)\.0(?!\d)", r"\1", _LONG_DECIMAL.sub(r"\1", geometry))
+    return re.sub(r"\s+", " ", geometry).strip()
 
 
 def _unwrap_bare_groups(svg: str) -> str:
@@ -255,10 +295,11 @@ def inline_svg(svg: str, prefix: str) -> tuple[str, str | None]:
             svg = svg.replace(f'href="#{old}"', f'href="#{new}"')
         else:  # matplotlib names every group (figure_1, xtick_3, ...): unused, and page weight
             svg = svg.replace(f' id="{old}"', "")
-    svg = _GEOMETRY.sub(lambda m: m.group(1) + _LONG_DECIMAL.sub(r"\1", m.group(2)) + '"', svg)
+    svg = _GEOMETRY.sub(lambda m: m.group(1) + _short_numbers(m.group(2)) + '"', svg)
     svg = re.sub(r'\stransform="rotate\(-?0 [^)]*\)"', "", svg)  # a rotation by 0 degrees
     svg = _TEXT_STYLE.sub(lambda m: m.group(1) + _FONT_OR_FILL.sub("", m.group(2)).strip("; ") + '"', svg)
     svg = re.sub(r">\s+<", "><", svg)  # matplotlib's indentation
+    svg = re.sub(r'\sstyle="([^"]*)"', lambda m: ' style="' + re.sub(r"([:;])\s+", r"\1", m[1]) + '"', svg)
     svg = _unwrap_bare_groups(svg).replace("<g/>", "")
     attributes = ' role="img"'
     if title:

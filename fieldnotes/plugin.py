@@ -92,7 +92,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             uri = helper.relative_to(self.root).as_posix()
             files.append(File.generated(config, uri, abs_src_path=str(helper)))
         for page in files.documentation_pages():
-            markdown = Path(page.abs_src_path).read_text(encoding="utf-8")
+            markdown = page.content_string  # generated pages (the API index) have no source file
             sources.append(markdown)
             included = snippets_of(markdown)
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
