@@ -188,6 +188,8 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
 
 
 def _merge_neighbour_spans(pre: Tag) -> None:
+    from bs4 import Tag
+
     for span in pre.find_all("span"):
         before = span.previous_sibling
         if isinstance(before, Tag) and before.name == "span" and before.get("class") == span.get("class"):
