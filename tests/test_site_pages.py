@@ -123,7 +123,7 @@ def test_sitemap_lists_every_page(built_site):
 # here with a parser of the tests' own, not the plugin's).
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*python\b(?P<options>[^\n]*)$", re.MULTILINE)
 _TITLE = re.compile(r'\btitle="(snippets/[^"]+)"')
-_SHOWN_FILE = re.compile(r'<span class="filename">(.*?)</span>', re.DOTALL)
+_SHOWN_FILE = re.compile(r'<span class="filename"[^>]*>(.*?)</span>', re.DOTALL)
 
 
 def source_examples(site_page: str) -> list[str] | None:
