@@ -23,10 +23,14 @@ def test_search_finds_the_api_entry_and_its_example_opens(guarded):
     target.wait_for(state="visible")  # instant navigation swaps the content in after the URL changes
     assert "snippets/" in target.inner_text()
     # The page scrolls to the example (instant navigation does it once the new content is in).
+    # It must stay there for half a second: on a loaded machine the scroll can still move once after it
+    # first lands, and the position that counts is the one the reader is left with.
     target.evaluate(
-        "el => new Promise(done => { const t = Date.now(); (function poll() {"
+        "el => new Promise(done => { const t = Date.now(); let since = null; (function poll() {"
         " const top = el.getBoundingClientRect().top;"
-        " if ((top >= 0 && top < innerHeight && scrollY > 0) || Date.now() - t > 20000) done(); else"
+        " const there = top >= 0 && top < innerHeight && scrollY > 0;"
+        " since = there ? (since ?? Date.now()) : null;"
+        " if ((since !== null && Date.now() - since > 500) || Date.now() - t > 20000) done(); else"
         " requestAnimationFrame(poll); })(); })"
     )
     top = target.evaluate("el => el.getBoundingClientRect().top")
