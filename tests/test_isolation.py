@@ -165,7 +165,15 @@ def test_serve_rebuild_rechecks_an_edited_example(project: Project, tmp_path):
         drifted = len(log_text())
         # Re-record: the next rebuild is clean (no warning, no abort) and serves the new output.
         (project.path / "snippets" / "example.out").write_text("second version\n")
-        _wait_for(lambda: "Documentation built in" in since(drifted), "a clean rebuild", log_text)
+
+        # MkDocs logs a message only once per process, so an identical "Documentation built in 0.34
+        # seconds" may not appear again: a rebuild has finished when a reload follows its start.
+        def rebuilt() -> bool:
+            text = since(drifted)
+            start = text.rfind("Building documentation...")
+            return start != -1 and "Reloading browsers" in text[start:]
+
+        _wait_for(rebuilt, "a clean rebuild", log_text)
         assert "WARNING" not in since(drifted) and "Aborted" not in since(drifted), since(drifted)
         assert "second version" in page() and "fieldnotes-drift" not in page() and "first version" not in page()
     finally:
