@@ -239,15 +239,17 @@ def run_lines(lines: list[Line], seed: int) -> Run:
             for name in (*line.inputs, *([line.target] if line.kind not in _DEFINES else []))
         ):
             continue
-        run.steps.append(run_line(line, namespace, events))
+        run_line(line, namespace, events, run)
     return run
 
 
 _DEFINES = {"make", "op", "view", "copy", "no_grad", "detach", "parameter", "compare", "out", "grad"}
 
 
-def run_line(line: Line, namespace: dict, events: list) -> Step:
-    before = tensors(namespace)
+def run_line(line: Line, namespace: dict, events: list, run: Run) -> Step:
+    """Run one line and append what happened to `run`. Nothing runs between two lines, so the tensors
+    before this one are those after the last."""
+    before = run.steps[-1].after if run.steps else tensors(namespace)
     reached = path = nodes = output = None
     if line.kind in ("backward", "grad"):
         output = Facts.of(namespace[line.inputs[0]])
@@ -263,7 +265,9 @@ def run_line(line: Line, namespace: dict, events: list) -> Step:
         error = None
     except RuntimeError as e:
         error = f"RuntimeError: {str(e).splitlines()[0]}"
-    return Step(line, error, before, tensors(namespace), events[start:], reached, path, nodes, output)
+    step = Step(line, error, before, tensors(namespace), events[start:], reached, path, nodes, output)
+    run.steps.append(step)
+    return step
 
 
 def render(lines: list[Line]) -> str:
@@ -305,9 +309,7 @@ class Generator:
 
     def add(self, code: str, kind: str, target: str, inputs=(), form="") -> Step:
         line = Line(code, kind, target, tuple(inputs), form)
-        step = run_line(line, self.namespace, self.events)
-        self.run.steps.append(step)
-        return step
+        return run_line(line, self.namespace, self.events, self.run)
 
     def make_leaf(self) -> None:
         name = self.new()
