@@ -8,17 +8,24 @@ External URLs are not fetched: the build is offline. Each broken link is a warni
 the link, which fails the strict build.
 
 One pass of the standard library's tokenizer over the written site costs well under a tenth of what
-parsing each page into a tree (twice) cost in mkdocs-htmlproofer-plugin, which it replaces.
+parsing each page into a tree (twice) cost in mkdocs-htmlproofer-plugin, which it replaces. What a
+page provides and links to is reused while its HTML is byte for byte the same (most pages, after a
+prose edit), so a rebuild reads again only the pages that changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from mkdocs.plugins import BasePlugin, get_plugin_logger
+
+from fieldnotes import cache
 
 log = get_plugin_logger("fieldnotes-links")
 
@@ -26,7 +33,7 @@ log = get_plugin_logger("fieldnotes-links")
 _LINKING = {("a", "href"), ("area", "href"), ("link", "href"), ("img", "src"), ("script", "src"), ("source", "src")}
 
 
-class _PageLinks(HTMLParser):
+class _LinkTokenizer(HTMLParser):
     """The ids a page provides and the addresses it links to, in one pass of the tokenizer."""
 
     def __init__(self) -> None:
@@ -52,19 +59,42 @@ class _PageLinks(HTMLParser):
             self._in_template -= 1
 
 
-def read_page(html: str) -> _PageLinks:
-    page = _PageLinks()
+@dataclass(frozen=True)
+class PageLinks:
+    ids: frozenset[str]  # what a #fragment may name
+    links: tuple[str, ...]  # the addresses, in the page's order
+
+
+def read_page(html: str) -> PageLinks:
+    page = _LinkTokenizer()
     page.feed(html)
     page.close()
-    return page
+    return PageLinks(frozenset(page.ids), tuple(page.links))
 
 
-def broken_links(site_dir: Path, site_url: str | None = None) -> list[tuple[str, str, str]]:
+_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def reused_reader(root: Path) -> Callable[[str], PageLinks]:
+    """read_page, its result kept in the project's cache (`root`) by the page's HTML and this file's code."""
+
+    def read(html: str) -> PageLinks:
+        def parse() -> dict:
+            page = read_page(html)
+            return {"ids": sorted(page.ids), "links": page.links}
+
+        found = cache.memo(root, f"page links {_CODE}", html.encode(), parse)
+        return PageLinks(frozenset(found["ids"]), tuple(found["links"]))
+
+    return read
+
+
+def broken_links(
+    site_dir: Path, site_url: str | None = None, read: Callable[[str], PageLinks] = read_page
+) -> list[tuple[str, str, str]]:
     """(page, link, why) for every link of the written site that leads nowhere; pages as site paths."""
     root_path = urlsplit(site_url or "/").path.rstrip("/") + "/"  # where the site lives on its host
-    pages = {
-        p.relative_to(site_dir).as_posix(): read_page(p.read_text(encoding="utf-8")) for p in site_dir.rglob("*.html")
-    }
+    pages = {p.relative_to(site_dir).as_posix(): read(p.read_text(encoding="utf-8")) for p in site_dir.rglob("*.html")}
     problems = []
     for name, page in sorted(pages.items()):
         for link in dict.fromkeys(page.links):
@@ -74,7 +104,7 @@ def broken_links(site_dir: Path, site_url: str | None = None) -> list[tuple[str,
     return problems
 
 
-def _why_broken(link: str, page: str, pages: dict[str, _PageLinks], site_dir: Path, root_path: str) -> str | None:
+def _why_broken(link: str, page: str, pages: dict[str, PageLinks], site_dir: Path, root_path: str) -> str | None:
     parts = urlsplit(link)
     if parts.scheme or parts.netloc:
         return None  # another site (or mailto:, data:): not fetched, the build is offline
@@ -112,6 +142,7 @@ class LinksPlugin(BasePlugin):
         self.sources: dict[str, str] = {}  # page's written file -> its source, to name it in a warning
 
     def on_post_build(self, *, config):
-        for page, link, why in broken_links(Path(config.site_dir), config.site_url):
+        read = reused_reader(Path(config.config_file_path).parent)
+        for page, link, why in broken_links(Path(config.site_dir), config.site_url, read):
             where = f"{self.sources[page]} ({page})" if page in self.sources else page
             log.warning(f"{where}: broken link {link}: {why}")

@@ -13,7 +13,9 @@ page's notebook as a download, and adds the ```autograd-graph fence (`fieldnotes
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import platform
 import posixpath
 import re
@@ -43,6 +45,9 @@ _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>',
 
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
 
+# What renders an example's block, named in the key of its rendered HTML.
+_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
@@ -57,6 +62,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             folder = cache.environment_fingerprint()[:16] + ("" if jupyter.config["execute"] else "-unexecuted")
             jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{folder}"
         self.root = Path(config.config_file_path).parent
+        # An example's block is rendered by the Markdown extensions as mkdocs.yml configures them.
+        self.markdown_settings = Path(config.config_file_path).read_text(encoding="utf-8")
         config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f["name"] not in ("py", "python")]
@@ -186,7 +193,19 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             # says what is wrong instead of showing an output nobody recorded.
             log.warning(f"{self.page_path}:{self._line_of(example.snippet)}: {problem}")
             return _problem_block(example, problem)
-        return markdown_exec.base_format(language="python", run=lambda *_, **__: output, code=source, md=md, **options)
+        return self._rendered(source, output, options, md)
+
+    def _rendered(self, source: str, output: str, options: dict, md) -> str:
+        """The block's HTML as markdown-exec renders it (a new Markdown converter per block: a quarter of a
+        warm build), reused while the code, its output, the fence's options, mkdocs.yml and what is
+        installed are unchanged. The HTML holds no heading and no id that markdown-exec numbers per build."""
+        key = json.dumps([source, output, options, self.markdown_settings]).encode()
+
+        def render() -> dict:
+            run = lambda *_, **__: output  # noqa: E731 - markdown-exec's `run` callback
+            return {"html": str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **options))}
+
+        return cache.memo(self.root, f"rendered example {_CODE}", key, render)["html"]
 
     def _output(self, example: Example) -> tuple[str, str | None]:
         """What the page shows for the example, or what is wrong with it."""
