@@ -83,7 +83,10 @@ def page_directory(src_uri: str, use_directory_urls: bool) -> str:
 
 def to_ipynb(percent_source: str) -> str:
     """The jupytext percent-format notebook as .ipynb JSON, without outputs."""
-    return jupytext.writes(jupytext.reads(percent_source, fmt="py:percent"), fmt="ipynb")
+    notebook = jupytext.reads(percent_source, fmt="py:percent")
+    for number, cell in enumerate(notebook.cells, start=1):
+        cell.id = f"cell-{number}"  # jupytext's are random: the same notebook must give the same file
+    return jupytext.writes(notebook, fmt="ipynb")
 
 
 def on_page_content(html, page, config, files):

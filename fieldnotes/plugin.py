@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from fieldnotes import cache, graph_fence, lazy_imports, pages, runner
+from fieldnotes import cache, graph_fence, lazy_imports, pages, runner, search_entries
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.indentation import strip_indentation
@@ -132,6 +132,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if self.config.cache and drift(example, run) is None:  # a failure is never reused: it runs again
             cache.store(example, run)
         return run
+
+    def on_pre_build(self, *, config):
+        search = config.plugins.get(search_entries.SEARCH_PLUGIN)
+        if search is not None and search.config.enabled:
+            search_entries.reuse_entries(search, self.root)
 
     def on_post_page(self, output, *, page, config):
         return strip_indentation(output)

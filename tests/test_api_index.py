@@ -77,7 +77,8 @@ HOOKED = "import torch as t\n\na = t.tensor(1.0, requires_grad=True)\na.register
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    """The project built three times: two examples; a third added; the second removed from its page."""
+    """The project built four times: two examples; a third added; the second removed from its page; the
+    third's code edited (each build reuses the cache the ones before it filled)."""
     project = Project(tmp_path_factory.mktemp("api-index"))
     project.config["hooks"] = [str(ROOT / "fieldnotes" / "api_index.py")]
     project.set_option("fieldnotes", execute=False)  # the index reads code; running it adds nothing here
@@ -90,7 +91,10 @@ def builds(tmp_path_factory):
         ("two", ["leaf", "module"]),
         ("added", ["leaf", "module", "hooked"]),
         ("removed", ["leaf", "hooked"]),
+        ("edited", ["leaf", "hooked"]),
     ):
+        if step == "edited":
+            project.snippet("demo/hooked.py", HOOKED + "a.detach()\n", recorded="")
         page = "# Demo\n\n" + "\n".join(block(f"demo/{s}.py") for s in snippets)
         (project.path / "docs" / "index.md").write_text(page)
         result = project.build()
@@ -121,6 +125,13 @@ def test_a_removed_example_disappears(builds):
     assert "nn.Module.register_full_backward_hook" not in entries
     assert "torch.nn.Linear" not in entries
     assert entries["Tensor.retain_grad"][1:] == ["../#ex-demo-leaf"]
+
+
+def test_an_edited_example_is_read_again(builds):
+    """Catches an index reused while an example's code changed (kept by its pages and snippet names)."""
+    entries, _ = builds["edited"]
+    assert "Tensor.detach" not in builds["removed"][0]
+    assert entries["Tensor.detach"][1:] == ["../#ex-demo-hooked"]
 
 
 def test_each_entry_links_its_documentation_first(builds):

@@ -36,11 +36,12 @@ def real_config() -> dict:
     return yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 
 
-def build(tmp_path: Path, index: str) -> subprocess.CompletedProcess:
-    shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
-    shutil.copytree(ROOT / "docs" / "stylesheets", tmp_path / "docs" / "stylesheets")
+def build(tmp_path: Path, index: str, other: str = GOOD_PAGE) -> subprocess.CompletedProcess:
+    """The strict build of a project in tmp_path (again, with its cache, if there was one)."""
+    shutil.copytree(ROOT / "overrides", tmp_path / "overrides", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "docs" / "stylesheets", tmp_path / "docs" / "stylesheets", dirs_exist_ok=True)
     (tmp_path / "docs" / "index.md").write_text(index, encoding="utf-8")
-    (tmp_path / "docs" / "other.md").write_text(GOOD_PAGE, encoding="utf-8")
+    (tmp_path / "docs" / "other.md").write_text(other, encoding="utf-8")
     config = real_config()
     config["plugins"] = [p for p in config["plugins"] if plugin_name(p) in KEPT_PLUGINS]
     config.pop("hooks", None)
@@ -78,6 +79,16 @@ def test_broken_link_fails_the_strict_build_naming_it(tmp_path, broken, named):
     assert result.returncode != 0, f"the strict build passed with {broken}:\n{output}"
     assert "fieldnotes-links" in output and named in output, f"the link checker did not name {named!r}:\n{output}"
     assert "docs/index.md" in output, f"the link checker did not name the page:\n{output}"
+
+
+def test_a_rebuild_finds_an_anchor_that_went_away_from_an_unchanged_page(tmp_path):
+    """Catches a rebuild that reuses what it read of a page by anything less than the page's whole HTML
+    (its address, say): the linking page is the same, the section it links to was renamed."""
+    index = "# Home\n\n[its section](other.md#a-real-section).\n"
+    assert build(tmp_path, index).returncode == 0
+    result = build(tmp_path, index, other=GOOD_PAGE.replace("A real section", "A renamed section"))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "#a-real-section" in output, output
 
 
 # What the checker reads: the written HTML, as a browser follows it.
