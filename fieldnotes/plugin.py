@@ -203,7 +203,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _rendered(self, source: str, output: str, options: dict, md) -> str:
         """The block's HTML as markdown-exec renders it (a new Markdown converter per block: a quarter of a
         warm build), reused while the code, its output, the fence's options, mkdocs.yml and what is
-        installed are unchanged. The HTML holds no heading and no id that markdown-exec numbers per build."""
+        installed are unchanged. Nothing in it depends on the build: the block is highlighted code and
+        text, with no heading or Markdown id for markdown-exec to number."""
         key = json.dumps([source, output, options, self.markdown_settings]).encode()
 
         def render() -> dict:

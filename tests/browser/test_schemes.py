@@ -163,3 +163,21 @@ def test_palette_toggle_switches_scheme_and_the_choice_persists(isolated_guarded
     page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
     assert_scheme(page, second, "light")
     guard.check()
+
+
+TRANSITION_OF_HEADER_BUTTON = "() => getComputedStyle(document.querySelector('.md-header__button')).transitionDuration"
+
+
+def test_transitions_are_back_on_once_the_page_has_loaded(isolated_guarded_page):
+    """Catches a page left with every transition off: overrides/main.html marks the body as switching
+    colours before the theme's bundle runs, for speed, and the bundle must still unmark it (it would not
+    if the mark came after the bundle). Checked after a load, and after a scheme switch."""
+    page, guard = isolated_guarded_page
+    page.goto(site_pages()[0])
+    unmarked = "!document.body.hasAttribute('data-md-color-switching')"
+    page.wait_for_function(unmarked, timeout=10_000)
+    assert page.evaluate(TRANSITION_OF_HEADER_BUTTON) == "0.25s"
+    page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function(f"document.body.dataset.mdColorScheme === 'slate' && {unmarked}", timeout=10_000)
+    assert page.evaluate(TRANSITION_OF_HEADER_BUTTON) == "0.25s"
+    guard.check()
