@@ -28,6 +28,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from fieldnotes import cache, graph_fence, lazy_imports, pages, runner, search_entries
+from fieldnotes.code_spans import drop_plain_token_spans
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
 from fieldnotes.indentation import strip_indentation
@@ -178,7 +179,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             url = get_relative_url(match[1], page.url)
             return f'<span class="filename"><a href="{url}" download>{match[1]}</a></span>'
 
-        return _FILENAME.sub(link, html_text)
+        return drop_plain_token_spans(_FILENAME.sub(link, html_text))
 
     def _format(self, source, language, css_class, options, md, **kwargs):
         # Settings of ours (timeout="...") are read in on_files; markdown-exec would copy them onto

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from fieldnotes.code_spans import drop_plain_token_spans
 from fieldnotes.examples import Example, torch_version
 from fieldnotes.indentation import strip_indentation
 from tests.conftest import ROOT
@@ -75,3 +76,28 @@ def test_stripping_indentation_keeps_every_verbatim_block_and_a_break_for_all_wh
     page = "<div>\n    <pre>a\n    b</pre>\n\n   <p>x\n  y</p><code>q\n  r</code><script>\n  f();</script>\n  </div>"
     stripped = "<div>\n<pre>a\n    b</pre>\n<p>x\ny</p><code>q\n  r</code><script>\n  f();</script>\n</div>"
     assert strip_indentation(page) == stripped
+
+
+def test_code_loses_only_the_spans_of_names_and_whitespace_and_keeps_its_text():
+    """Catches dropping a coloured token's span (a keyword, a string) or any text, and touching a span
+    outside code (prose may use the same class names)."""
+    page = (
+        '<p><span class="n">prose</span></p><pre><code><span class="kn">import</span><span class="w"> </span>'
+        '<span class="nn">torch</span>\n<span class="n">x</span> <span class="o">=</span> <span class="n">a</span>'
+        '<span class="o">.</span><span class="n">grad</span> <span class="s2">&quot;n&quot;</span></code></pre>'
+    )
+    slimmed = (
+        '<p><span class="n">prose</span></p><pre><code><span class="kn">import</span> '
+        '<span class="nn">torch</span>\nx <span class="o">=</span> a'
+        '<span class="o">.</span>grad <span class="s2">&quot;n&quot;</span></code></pre>'
+    )
+    assert drop_plain_token_spans(page) == slimmed
+
+
+def test_no_page_keeps_a_span_around_a_name_or_whitespace_in_its_code(built_site):
+    """Catches the build no longer dropping them (the pages' weight and element count, bench/bench.py)."""
+    kept = {
+        p.relative_to(built_site).as_posix(): len(re.findall(r'<span class="[nw]">', p.read_text()))
+        for p in built_site.rglob("*.html")
+    }
+    assert not {page: count for page, count in kept.items() if count}

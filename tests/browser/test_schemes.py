@@ -181,3 +181,30 @@ def test_transitions_are_back_on_once_the_page_has_loaded(isolated_guarded_page)
     page.wait_for_function(f"document.body.dataset.mdColorScheme === 'slate' && {unmarked}", timeout=10_000)
     assert page.evaluate(TRANSITION_OF_HEADER_BUTTON) == "0.25s"
     guard.check()
+
+
+NAME_AND_CODE_COLOURS = """() => {
+  const code = document.querySelector("article .highlight code");
+  const name = document.createElement("span");
+  name.className = "n";
+  name.textContent = "x";
+  code.appendChild(name);
+  const colours = [getComputedStyle(code).color, getComputedStyle(name).color];
+  name.remove();
+  return colours;
+}"""
+
+
+def test_names_show_in_their_colour_without_their_span(isolated_guarded_page):
+    """Catches names shown in another colour than a highlighted name's, in either scheme: the build drops
+    Pygments' span around each name (fieldnotes/code_spans.py), so a code block's own text must have the
+    colour a name's span would give it. A name token is put back into a code block to compare."""
+    page, guard = isolated_guarded_page
+    page.goto("/leaf-vs-intermediate/")
+    code, name = page.evaluate(NAME_AND_CODE_COLOURS)
+    assert code == name, f"light scheme: code text {code}, a name {name}"
+    page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    code, name = page.evaluate(NAME_AND_CODE_COLOURS)
+    assert code == name, f"dark scheme: code text {code}, a name {name}"
+    guard.check()
