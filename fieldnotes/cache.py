@@ -87,9 +87,16 @@ def store_data(root: Path, key: str, data: dict) -> None:
     partial.replace(path)
 
 
+# Whether `memo` reuses anything: the fieldnotes plugin sets it from its `cache` setting
+# (FIELDNOTES_CACHE=false turns reuse off for every build step, as for runs).
+reuse = True
+
+
 def memo(root: Path, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
     """What `compute()` returns for `content`: computed once, then reused while the content, `kind`
     (name the code that computes it there) and the environment are unchanged."""
+    if not reuse:
+        return compute()
     content_hash = content_key(root, kind, content)
     stored = load_data(root, content_hash)
     if stored is None:

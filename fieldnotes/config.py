@@ -18,7 +18,8 @@ class FieldNotesConfig(Config):
     execute = config_options.Type(bool, default=True)
     """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
     cache = config_options.Type(bool, default=True)
-    """Reuse an earlier run's output when the snippet and the environment are unchanged (see cache.py)."""
+    """Reuse an earlier run's output when the snippet and the environment are unchanged, and what the build
+    made of unchanged input (a rendered block, a page's search entries; see cache.py)."""
 
 
 def project_config(root: Path) -> FieldNotesConfig:

@@ -63,6 +63,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             folder = cache.environment_fingerprint()[:16] + ("" if jupyter.config["execute"] else "-unexecuted")
             jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{folder}"
         self.root = Path(config.config_file_path).parent
+        cache.reuse = self.config.cache  # what the build makes of unchanged input, too (cache.memo)
         # An example's block is rendered by the Markdown extensions as mkdocs.yml configures them.
         self.markdown_settings = Path(config.config_file_path).read_text(encoding="utf-8")
         config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
@@ -204,15 +205,18 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _rendered(self, source: str, output: str, options: dict, md) -> str:
         """The block's HTML as markdown-exec renders it (a new Markdown converter per block: a quarter of a
         warm build), reused while the code, its output, the fence's options, mkdocs.yml and what is
-        installed are unchanged. Nothing in it depends on the build: the block is highlighted code and
-        text, with no heading or Markdown id for markdown-exec to number."""
-        key = json.dumps([source, output, options, self.markdown_settings]).encode()
+        installed are unchanged. Not a block with ids (tabs, say): markdown-exec numbers those with a
+        counter of the build, so a reused one could repeat the ids of a block rendered anew beside it."""
+        # An option JSON cannot hold (none does today) is keyed by its repr: at worst a miss, never an error.
+        key = json.dumps([source, output, options, self.markdown_settings], default=repr).encode()
 
         def render() -> dict:
             run = lambda *_, **__: output  # noqa: E731 - markdown-exec's `run` callback
-            return {"html": str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **options))}
+            rendered = str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **options))
+            return {"html": rendered, "reusable": ' id="' not in rendered}
 
-        return cache.memo(self.root, f"rendered example {_CODE}", key, render)["html"]
+        found = cache.memo(self.root, f"rendered example {_CODE}", key, render)
+        return found["html"] if found["reusable"] else render()["html"]
 
     def _output(self, example: Example) -> tuple[str, str | None]:
         """What the page shows for the example, or what is wrong with it."""

@@ -1,16 +1,18 @@
 """A rebuild reuses what it made of unchanged input (fieldnotes' `cache.memo`): each example's rendered
-block, each page's search entries, the exercise's .ipynb. Reuse must never show what a fresh build would
-not: a rebuild from the cache writes the same site, and a change to anything a reused result depends on
-shows on the next rebuild.
+block and each page's search entries. Reuse must never show what a fresh build would not: a rebuild from
+the cache reuses, and writes the same site; a change to an input a reused result is keyed by shows on
+the next rebuild. (The exercise's .ipynb is reused the same way; here it is checked to be the same file
+for the same notebook.)
 
-Throwaway projects with execution off (pages show the recorded outputs), so no torch is imported and
-a build takes about a second; the links (tests/test_links.py) and the API index (tests/test_api_index.py)
-are tested where they are.
+Throwaway projects with execution off (pages show the recorded outputs) and reuse on whatever
+FIELDNOTES_CACHE says, so no torch is imported and a build takes about a second. The links
+(tests/test_links.py) and the API index (tests/test_api_index.py) are tested where they are.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from fieldnotes.notebook_hooks import to_ipynb
@@ -28,7 +30,7 @@ def search_entries(project: Project) -> list[dict]:
 
 
 def demo(project: Project, recorded: str = "value 1\n") -> Project:
-    project.set_option("fieldnotes", execute=False)
+    project.set_option("fieldnotes", execute=False, cache=True)
     project.snippet("demo/show.py", "print('value', 1)\n", recorded=recorded)
     project.page("index.md", PAGE)
     return project
@@ -41,12 +43,17 @@ def build_ok(project: Project) -> str:
 
 
 def test_a_rebuild_from_the_cache_writes_the_same_site(project: Project):
-    """Catches a reused result that differs from the one it stands for: a block rendered differently, or
-    a page's search entries missing, doubled or out of order in the rebuilt search index."""
+    """Catches a rebuild that reuses nothing (a key that changes from one build to the next: the cache
+    gains entries), and a reused result that differs from the one it stands for: a block rendered
+    differently, or a page's search entries missing, doubled or out of order in the search index."""
     demo(project)
     build_ok(project)
     first = files_of(project.path / "site")
+    stored = files_of(project.path / ".cache" / "fieldnotes")
+    # What is kept: a rendered block ("html") and a page's search entries ("entries"), besides the run.
+    assert {"html", "entries"} <= {key for data in stored.values() for key in json.loads(data)}
     build_ok(project)
+    assert files_of(project.path / ".cache" / "fieldnotes") == stored, "the rebuild reused nothing"
     assert files_of(project.path / "site") == first
     # The theme's index has one entry per section of the page: its title's and its heading's.
     entries = search_entries(project)
@@ -93,3 +100,29 @@ def test_the_exercise_notebook_download_is_the_same_file_for_the_same_notebook()
     readers a different file for the same notebook."""
     source = "# %% [markdown]\n# A task\n\n# %%\nprint(1)\n"
     assert to_ipynb(source) == to_ipynb(source)
+
+
+def test_blocks_rendered_anew_beside_reused_ones_keep_their_ids_unique(project: Project):
+    """Catches reusing a block whose HTML holds ids: markdown-exec numbers them with a counter of the build
+    (here, a tabbed block's tabs), so a block rendered anew in the next build would take the ids of the
+    block reused from the first."""
+    demo(project)
+    project.config["markdown_extensions"].append({"pymdownx.tabbed": {"alternate_style": True}})
+    project.snippet("demo/other.py", "print('other', 2)\n", recorded="other 2\n")
+    tabbed = [block(s).replace('source="above"', 'source="tabbed-left"') for s in ("demo/show.py", "demo/other.py")]
+    (project.path / "docs" / "index.md").write_text("# Demo\n\n" + "\n".join(tabbed))
+    build_ok(project)
+    (project.path / "snippets" / "demo" / "other.out").write_text("other 3\n")  # this block is rendered anew
+    page = build_ok(project)
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert "other 3" in page and any("tabbed" in i for i in ids)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_cache_false_reuses_nothing(project: Project):
+    """Catches `cache: false` (FIELDNOTES_CACHE=false, how a contributor rules out a stale result) still
+    reusing what a build made: nothing is kept, so nothing can be reused."""
+    demo(project)
+    project.set_option("fieldnotes", execute=False, cache=False)
+    build_ok(project)
+    assert not files_of(project.path / ".cache" / "fieldnotes")
