@@ -4,8 +4,8 @@ the cache reuses, and writes the same site; a change to an input a reused result
 the next rebuild. (The exercise's .ipynb is reused the same way; here it is checked to be the same file
 for the same notebook.)
 
-Throwaway projects with execution off (pages show the recorded outputs) and reuse on whatever
-FIELDNOTES_CACHE says, so no torch is imported and a build takes about a second. The links
+Throwaway projects with execution off (pages show the recorded outputs), so no torch is imported and a
+build takes about a second, and with `cache: true` whatever FIELDNOTES_CACHE says. The links
 (tests/test_links.py) and the API index (tests/test_api_index.py) are tested where they are.
 """
 
