@@ -81,7 +81,8 @@ def builds(tmp_path_factory):
     third's code edited (each build reuses the cache the ones before it filled)."""
     project = Project(tmp_path_factory.mktemp("api-index"))
     project.config["hooks"] = [str(ROOT / "fieldnotes" / "api_index.py")]
-    project.set_option("fieldnotes", execute=False)  # the index reads code; running it adds nothing here
+    # The index reads code, running it adds nothing here; reuse on, as the edited step tests it.
+    project.set_option("fieldnotes", execute=False, cache=True)
     project.snippet("demo/leaf.py", LEAF, recorded="")
     project.snippet("demo/module.py", MODULE, recorded="")
     project.snippet("demo/hooked.py", HOOKED, recorded="")
