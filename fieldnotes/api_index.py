@@ -20,7 +20,6 @@ How a name is read from an example (Python's `ast`; the example is not run for t
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import posixpath
 import re
@@ -95,14 +94,14 @@ def torch_facts(root: Path, paths: set[str], attributes: set[str]) -> Facts:
     """Ask the installed torch, in a subprocess; remembered while torch and the names are the same."""
     wanted = {"paths": sorted(paths), "classes": sorted(CLASSES), "attributes": sorted(attributes)}
     request = json.dumps(wanted)
-    key = cache.content_key(root, "api index facts " + _FACTS_SCRIPT, request.encode())
-    known = cache.load_data(root, key)
-    if known is None:
+
+    def ask() -> dict:
         result = subprocess.run(
             [sys.executable, "-c", _FACTS_SCRIPT], input=request, capture_output=True, text=True, check=True
         )
-        known = json.loads(result.stdout)
-        cache.store_data(root, key, known)
+        return json.loads(result.stdout)
+
+    known = cache.memo(root, "api index facts " + _FACTS_SCRIPT, request.encode(), ask)
     return Facts(known["paths"], known["classes"])
 
 
@@ -183,7 +182,7 @@ def build_index(root: Path, examples: list[Example]) -> Index:
 
 
 # The code that reads the index, named in the key under which a build keeps it.
-_CODE = hashlib.sha256(Path(__file__).read_bytes() + Path(api_names.__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__, api_names.__file__)
 
 
 def reused_index(root: Path, examples: list[Example]) -> Index:

@@ -60,13 +60,24 @@ def _distribution_of(folder: str) -> str:
     return canonicalize_name(folder.removesuffix(".dist-info").removesuffix(".egg-info").split("-")[0])
 
 
-def content_key(root: Path, kind: str, content: bytes) -> str:
-    """The key of running `content` the `kind` way in this project and this environment."""
+def _key(kind: str, *contents: bytes) -> str:
     digest = hashlib.sha256(f"{environment_fingerprint()}\n{kind}\n".encode())
-    digest.update(content)
-    for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):
-        digest.update(helper.relative_to(root).as_posix().encode() + helper.read_bytes())
+    for content in contents:
+        digest.update(content)
     return digest.hexdigest()
+
+
+def content_key(root: Path, kind: str, content: bytes) -> str:
+    """The key of running `content` the `kind` way in this project and this environment: it covers every
+    helper a snippet could import, too."""
+    helpers = sorted((root / SNIPPETS_DIR).rglob("_*.py"))
+    return _key(kind, content, *(h.relative_to(root).as_posix().encode() + h.read_bytes() for h in helpers))
+
+
+def code_digest(*files: str | Path) -> str:
+    """A digest of the code in `files`, to name in a memo's kind: what that code computes is computed
+    again when it changes."""
+    return hashlib.sha256(b"".join(Path(file).read_bytes() for file in files)).hexdigest()
 
 
 def key(example: Example, kind: str = "build") -> str:
@@ -94,10 +105,11 @@ reuse = True
 
 def memo(root: Path, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
     """What `compute()` returns for `content`: computed once, then reused while the content, `kind`
-    (name the code that computes it there) and the environment are unchanged."""
+    (name the code that computes it there) and the environment are unchanged. `content` is all the input
+    `compute` reads (unlike a run's key, no helper is added: a build calls this for every block and page)."""
     if not reuse:
         return compute()
-    content_hash = content_key(root, kind, content)
+    content_hash = _key(kind, content)
     stored = load_data(root, content_hash)
     if stored is None:
         stored = compute()

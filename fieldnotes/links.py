@@ -15,7 +15,6 @@ prose edit), so a rebuild reads again only the pages that changed.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,7 +71,7 @@ def read_page(html: str) -> PageLinks:
     return PageLinks(frozenset(page.ids), tuple(page.links))
 
 
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__)
 
 
 def reused_reader(root: Path) -> Callable[[str], PageLinks]:

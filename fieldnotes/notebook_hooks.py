@@ -16,7 +16,6 @@ Registered in mkdocs.yml under `hooks:`. They
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import posixpath
 import re
@@ -61,7 +60,7 @@ def on_files(files, config):
 
 # A rebuild (each save under `mkdocs serve`) reuses what these hooks made of an unchanged notebook and
 # page: converting and slimming cost more than the rest of the build. The key covers this module's code.
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__)
 
 
 def _cached_ipynb(config, percent_source: str) -> str:

@@ -3,7 +3,6 @@ holding the snippet file itself (not a copy kept elsewhere), generated at build 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +26,7 @@ def helpers_of(snippet: Path) -> list[Path]:
     return [snippet.parent / f"{name}.py" for name in dict.fromkeys(names) if (snippet.parent / f"{name}.py").is_file()]
 
 
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__)
 
 
 def page_notebook_json(markdown: str, root: Path, page_url: str) -> str:

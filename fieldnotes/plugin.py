@@ -13,7 +13,6 @@ page's notebook as a download, and adds the ```autograd-graph fence (`fieldnotes
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import platform
@@ -47,7 +46,7 @@ _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>',
 _FILENAME = re.compile(rf'<span class="filename">({SNIPPETS_DIR}/[^<]+\.py)</span>')
 
 # What renders an example's block, named in the key of its rendered HTML.
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__)
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):

@@ -11,14 +11,13 @@ rebuild reads again only the pages that changed. The theme's own code still make
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from fieldnotes import cache
 
 SEARCH_PLUGIN = "material/search"
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_CODE = cache.code_digest(__file__)
 
 
 def reuse_entries(search_plugin, root: Path) -> None:

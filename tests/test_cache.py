@@ -183,3 +183,11 @@ def test_memo_computes_once_and_again_when_the_content_or_the_kind_changes(tmp_p
     assert cache.memo(tmp_path, "kind code-1", b"edited page", compute("third")) == {"value": "third"}
     assert cache.memo(tmp_path, "kind code-2", b"page", compute("fourth")) == {"value": "fourth"}
     assert calls == ["first", "third", "fourth"]
+
+
+def test_memo_computes_again_in_another_environment(tmp_path, monkeypatch):
+    """Catches a memo key that leaves out what is installed: a theme or markdown-exec upgrade would keep
+    showing blocks and search entries made by the old version."""
+    assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "old"}) == {"value": "old"}
+    monkeypatch.setattr(cache, "environment_fingerprint", lambda: "another environment")
+    assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "new"}) == {"value": "new"}
