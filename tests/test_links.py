@@ -21,15 +21,11 @@ import pytest
 from mkdocs.utils.yaml import yaml_load
 
 from fieldnotes.links import broken_links
+from tests.conftest import ROOT, plugin_name
 
-ROOT = Path(__file__).resolve().parent.parent
 KEPT_PLUGINS = ("search", "fieldnotes-links")
 
 GOOD_PAGE = "# Other\n\n## A real section\n\nText.\n"
-
-
-def plugin_name(entry) -> str:
-    return entry if isinstance(entry, str) else next(iter(entry))
 
 
 def real_config() -> dict:
