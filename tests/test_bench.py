@@ -6,6 +6,9 @@ from __future__ import annotations
 import functools
 import gzip
 import importlib.util
+import json
+import subprocess
+import sys
 import threading
 import urllib.request
 from http.server import ThreadingHTTPServer
@@ -103,3 +106,62 @@ def test_a_failing_rules_check_is_not_timed_as_if_it_passed(monkeypatch):
     monkeypatch.setattr(bench, "RULES_CHECK", "snippets/retain_grad/requires_grad_false.py")  # raises on purpose
     with pytest.raises(SystemExit, match="requires_grad_false.py failed"):
         bench.rules_check_seconds(1)
+
+
+def test_the_compute_floor_is_the_cores_share_of_the_sum_or_the_longest_example():
+    """Catches a floor that only divides the sum (one long example cannot be split over cores) or that
+    only takes the longest (many short ones still fill every core)."""
+    assert bench.compute_floor({"a.py": 3.0, "b.py": 1.0}, cores=2) == 3.0
+    assert bench.compute_floor({"a.py": 1.0, "b.py": 1.0, "c.py": 1.0, "d.py": 1.0}, cores=2) == 2.0
+
+
+def _cpu_of(tmp_path: Path, **snippets: str) -> dict[str, float]:
+    for name, code in snippets.items():
+        (tmp_path / f"{name}.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "example_cpu.py"), *(f"{name}.py" for name in snippets)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_an_examples_cost_is_the_cpu_time_of_its_own_run_not_its_wait(tmp_path):
+    """Catches wall time counted as cost (a sleeping example would look expensive, and a busy machine would
+    raise the floor) and a cost that misses the example's own work."""
+    costs = _cpu_of(
+        tmp_path,
+        busy="import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\n",
+        sleepy="import time\ntime.sleep(1.0)\n",
+        raises="raise ValueError('shown on purpose')\n",
+    )
+    assert costs["busy.py"] >= 0.4
+    assert costs["sleepy.py"] < 0.4
+    assert set(costs) == {"busy.py", "sleepy.py", "raises.py"}  # an example that raises still counts
+
+
+def test_an_example_killed_by_a_signal_stops_the_measurement(tmp_path):
+    """Catches a cost reported for a run that never finished (a crash would read as a cheap example)."""
+    (tmp_path / "crash.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "example_cpu.py"), "crash.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "crash.py ended with -9" in done.stderr
+
+
+def test_the_report_is_written_with_the_commit_it_measured(tmp_path):
+    """Catches figures written without the commit they belong to, or lines lost between screen and file."""
+    say = bench.Report()
+    say("warm build 1.05 s")
+    say("cold build 12.5 s")
+    results = tmp_path / "RESULTS.md"
+    say.write(results, f"Measured at commit {bench.measured_commit()}.")
+    text = results.read_text()
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    assert f"Measured at commit {head.stdout.strip()}" in text
+    assert "warm build 1.05 s\ncold build 12.5 s\n" in text
