@@ -6,6 +6,10 @@ Started when the files are known instead, the same conversion overlaps the rest 
 result is handed back through mkdocs-jupyter's own call, and only when that call is made with the
 very arguments the background run used; otherwise mkdocs-jupyter runs the notebook itself, as it
 would without this module. Nothing is started when its cache already holds the page.
+
+This patches two internals of mkdocs-jupyter (`convert.nb2html`, which its plugin calls, and the
+plugin module's `_compute_cache_key` and `_get_cache_path`), checked by `fieldnotes.integrations`;
+the patch lasts one build: `Prefetch.close` puts the original back.
 """
 
 from __future__ import annotations
@@ -14,50 +18,51 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from mkdocs_jupyter import plugin as jupyter
 
-_pending: dict[str, tuple[dict, Future]] = {}
-_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook")
-_convert = None  # mkdocs-jupyter's own nb2html, once a notebook is to be converted (nbconvert: a second to import)
+# The arguments mkdocs-jupyter 0.26.3 passes to nb2html in on_pre_page (besides the path): any
+# difference means no hand-over.
+_ARGUMENTS = (
+    "kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
+    "highlight_extra_classes", "include_requirejs", "custom_mathjax_url",
+)  # fmt: skip
 
 
-def _nb2html(nb_path, **arguments):
-    pending = _pending.pop(str(nb_path), None)
-    if pending is not None and pending[0] == arguments:
-        return pending[1].result()
-    return _convert(nb_path, **arguments)
+class Prefetch:
+    """The background conversions of one build."""
 
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[dict, Future]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._convert = None  # mkdocs-jupyter's own nb2html while the hand-over is in place
 
-def _hand_over() -> None:
-    """Route mkdocs-jupyter's conversions through _nb2html (once)."""
-    global _convert
-    if _convert is None:
-        _convert = jupyter.convert.nb2html
-        jupyter.convert.nb2html = _nb2html
+    def _nb2html(self, nb_path, **arguments):
+        pending = self._pending.pop(str(nb_path), None)
+        if pending is not None and pending[0] == arguments:
+            return pending[1].result()
+        return self._convert(nb_path, **arguments)
 
+    def start(self, jupyter_plugin, files) -> None:
+        """Start converting, in the background, each notebook page mkdocs-jupyter will execute."""
+        config = jupyter_plugin.config
+        if not config["execute"] or config["execute_ignore"]:
+            return
+        for file in files:
+            if not jupyter_plugin.should_include(file):
+                continue
+            key = jupyter._compute_cache_key(file.abs_src_path, config, True)
+            if config["cache"] and jupyter._get_cache_path(config["cache_dir"], key).exists():
+                continue
+            arguments = {"execute": True, **{name: config[name] for name in _ARGUMENTS}}
+            if self._convert is None:  # route mkdocs-jupyter's conversions through _nb2html
+                self._convert = jupyter.convert.nb2html
+                jupyter.convert.nb2html = self._nb2html
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook")
+            converted = self._pool.submit(self._convert, file.abs_src_path, **arguments)
+            self._pending[file.abs_src_path] = (arguments, converted)
 
-def start(jupyter_plugin, files) -> None:
-    """Start converting, in the background, each notebook page mkdocs-jupyter will execute."""
-    config = jupyter_plugin.config
-    if not config["execute"] or config["execute_ignore"]:
-        return
-    for file in files:
-        if not jupyter_plugin.should_include(file):
-            continue
-        key = jupyter._compute_cache_key(file.abs_src_path, config, True)
-        if config["cache"] and jupyter._get_cache_path(config["cache_dir"], key).exists():
-            continue
-        # The arguments mkdocs-jupyter 0.26.3 passes in on_pre_page; any difference means no hand-over.
-        arguments = {
-            "execute": True,
-            "kernel_name": config["kernel_name"],
-            "theme": config["theme"],
-            "allow_errors": config["allow_errors"],
-            "show_input": config["show_input"],
-            "no_input": config["no_input"],
-            "no_prompt": config["no_prompt"],
-            "remove_tag_config": config["remove_tag_config"],
-            "highlight_extra_classes": config["highlight_extra_classes"],
-            "include_requirejs": config["include_requirejs"],
-            "custom_mathjax_url": config["custom_mathjax_url"],
-        }
-        _hand_over()
-        _pending[file.abs_src_path] = (arguments, _pool.submit(_convert, file.abs_src_path, **arguments))
+    def close(self) -> None:
+        """Put mkdocs-jupyter's nb2html back; a conversion still under way finishes in its thread."""
+        if self._convert is not None:
+            jupyter.convert.nb2html = self._convert
+            self._convert = None
+            self._pool.shutdown(wait=False)
+        self._pending.clear()

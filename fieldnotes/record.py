@@ -10,7 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fieldnotes import pages, runner
+from fieldnotes import blocks, runner
 from fieldnotes.config import project_config
 from fieldnotes.examples import find_examples
 
@@ -21,7 +21,7 @@ def main(root: Path, only: list[str]) -> int:
     # The limits the build applies: a fence's own timeout="SECONDS", else the plugin's in mkdocs.yml.
     default = project_config(root).timeout
     markdown = (page.read_text(encoding="utf-8") for page in sorted((root / "docs").rglob("*.md")))
-    timeouts = pages.timeouts(markdown, default)
+    timeouts = blocks.timeouts(markdown, default)
 
     def run(example):
         try:

@@ -13,16 +13,16 @@ still makes every entry.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fieldnotes import cache
+from fieldnotes.cache import Store
 
 SEARCH_PLUGIN = "material/search"
 _CODE = cache.code_digest(__file__)
 
 
-def reuse_entries(search_plugin, root: Path) -> None:
-    """Make `search_plugin`'s index of this build take each page's entries from the cache in `root`."""
+def reuse_entries(search_plugin, store: Store) -> None:
+    """Make `search_plugin`'s index of this build take each page's entries from the build's store."""
     index = search_plugin.search_index
 
     def add_entry_from_context(page) -> None:
@@ -32,7 +32,7 @@ def reuse_entries(search_plugin, root: Path) -> None:
             return {"entries": scratch.entries}
 
         key = json.dumps([page.content, page.url, page.title, page.meta, _toc(page.toc)], default=str)
-        index.entries += cache.memo(root, f"search entries {_CODE}", key.encode(), compute)["entries"]
+        index.entries += store.memo(f"search entries {_CODE}", key.encode(), compute)["entries"]
 
     index.add_entry_from_context = add_entry_from_context
 
