@@ -1,9 +1,10 @@
 """The plugin's options (`plugins: - fieldnotes: ...` in mkdocs.yml), in one place for the build and for
 `python -m fieldnotes.record`, which applies the same time limit outside a build.
 
-The first three apply to everything the build runs; each feature has its options in a group of its own:
+The first four apply to everything the build runs; each feature has its options in a group of its own:
 
     - fieldnotes:
+        torch: true
         timeout: 20
         execute: true
         cache: true
@@ -42,6 +43,9 @@ class LinksConfig(Config):
 
 
 class FieldNotesConfig(Config):
+    torch = config_options.Type(bool, default=False)
+    """The examples use torch: the build stops unless the torch the project pins is installed, every
+    run's process starts with torch imported, and pages and drift messages name its version."""
     timeout = config_options.Type((int, float), default=DEFAULT_TIMEOUT)
     """Seconds an example may run, from its own start, before it is killed and the build fails."""
     execute = config_options.Type(bool, default=True)

@@ -51,8 +51,9 @@ def torch_version() -> str:
     return importlib.metadata.version("torch")
 
 
-def drift(example: Example, run: Run) -> str | None:
-    """What is wrong with this run of the example, for the person who changed something; or None."""
+def drift(example: Example, run: Run, printed_by: str | None = None) -> str | None:
+    """What is wrong with this run of the example, for the person who changed something; or None.
+    `printed_by` names what printed it in the diff ("torch 2.13.0", the default)."""
     recorded = example.recorded()
     if recorded is None:
         return (
@@ -72,7 +73,7 @@ def drift(example: Example, run: Run) -> str | None:
         recorded.splitlines(keepends=True),
         run.output.splitlines(keepends=True),
         fromfile=f"{example.recorded_path} (recorded)",
-        tofile=f"{example.snippet} (printed by torch {torch_version()})",
+        tofile=f"{example.snippet} (printed by {printed_by or f'torch {torch_version()}'})",
     )
     return (
         f"{headline}\n{_indent(''.join(diff))}\n"

@@ -12,8 +12,10 @@ from fieldnotes import runner
 
 
 class Scheduler:
-    def __init__(self, root: Path, jobs: int = runner.JOBS) -> None:
+    def __init__(self, root: Path, jobs: int = runner.JOBS, preload: tuple[str, ...] = ("torch",)) -> None:
         self.root = root
+        self.preload = preload
+        """What each run's process has imported before it starts (the fork server imports it once)."""
         self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="snippet")
 
     def submit(
@@ -21,7 +23,7 @@ class Scheduler:
     ) -> Future:
         """A future of the run (`runner.Run`; or it raises `runner.SnippetTimeout`). `done(run)`, if given,
         is called with the run in the worker, before the future resolves."""
-        runner.start_server()  # idempotent; imports torch once, only if something must run
+        runner.start_server(self.preload)  # idempotent; imports torch once, only if something must run
 
         def run() -> runner.Run:
             result = runner.run_snippet(self.root, snippet, timeout, then=then)

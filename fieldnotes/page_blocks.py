@@ -71,7 +71,7 @@ class PageBlocks:
             timeout = timeouts.get(example.snippet, self.build.config.timeout)
 
             def keep(run: runner.Run, example: Example = example) -> None:
-                if drift(example, run) is None:  # a failure is never reused: it runs again
+                if drift(example, run, self.build.printed_by) is None:  # a failure is never reused: it runs again
                     store.save_run(example, run)
 
             self.runs[example.snippet] = self.scheduler.submit(example.snippet, timeout, then=None, done=keep)
@@ -159,7 +159,7 @@ class PageBlocks:
             run = self.runs[example.snippet].result()
         except runner.SnippetTimeout as timeout:
             return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
-        return run.output, drift(example, run)
+        return run.output, drift(example, run, self.build.printed_by)
 
 
 def _problem_block(example: Example, problem: str) -> str:

@@ -48,7 +48,7 @@ from fieldnotes.build_state import Build
 from fieldnotes.code_spans import drop_plain_token_spans
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.downloads import Downloads
-from fieldnotes.examples import SNIPPETS_DIR, find_examples, torch_version
+from fieldnotes.examples import SNIPPETS_DIR, find_examples
 from fieldnotes.indentation import strip_indentation
 from fieldnotes.jobs import Scheduler
 from fieldnotes.links import LinkCheck
@@ -70,11 +70,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.dirty = dirty
 
     def on_config(self, config):
-        require_pinned_torch()
+        if self.config.torch:
+            require_pinned_torch()
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
-        self.scheduler = Scheduler(build.root)
+        self.scheduler = Scheduler(build.root, preload=("torch",) if self.config.torch else ())
         self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled)
         self.downloads = Downloads(build)
         self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
@@ -91,7 +92,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             # evicts what a build did not use: executed and unexecuted builds keep separate folders.
             folder = build.store.environment[:16] + ("" if jupyter.config["execute"] else "-unexecuted")
             jupyter.config["cache_dir"] = f"{jupyter.config['cache_dir']}/{folder}"
-        config.extra["built_with"] = f"torch {torch_version()} and Python {platform.python_version()}"
+        python = f"Python {platform.python_version()}"
+        config.extra["built_with"] = f"{build.printed_by} and {python}" if self.config.torch else python
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f["name"] not in ("py", "python")]
         fences.append(self.blocks.fence())

@@ -34,9 +34,6 @@ START_LIMIT = 300.0
 JOBS = os.cpu_count() or 2
 
 _server = multiprocessing.get_context("forkserver")
-# "__main__" first: the server imports the parent's main script once, so that each forked child
-# does not import it again (multiprocessing would otherwise re-run it per child).
-_server.set_forkserver_preload(["__main__", "torch", __name__])
 
 
 # Process.start() polls every other live child, and two threads polling one forkserver child can
@@ -61,10 +58,14 @@ class SnippetTimeout(Exception):
         self.partial_output = partial_output
 
 
-def start_server() -> None:
-    """Start importing torch in the background, so the first example does not wait for it."""
+def start_server(preload: tuple[str, ...] = ("torch",)) -> None:
+    """Start the fork server, which imports `preload` in the background (once per process: the first
+    call's list holds), so the first example does not wait for it."""
     from multiprocessing import forkserver
 
+    # "__main__" first: the server imports the parent's main script once, so that each forked child
+    # does not import it again (multiprocessing would otherwise re-run it per child).
+    _server.set_forkserver_preload(["__main__", *preload, __name__])
     forkserver.ensure_running()
 
 

@@ -8,6 +8,7 @@ A run is stored only when it shows no drift, exactly as the build stores it: sam
 
 from __future__ import annotations
 
+import platform
 import sys
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def run_shard(root: Path, shard: int, shards: int, docs_dir: str = "docs") -> in
     examples = shard_of(find_examples(root), shard, shards)
     pages = (page.read_text(encoding="utf-8") for page in sorted((root / docs_dir).rglob("*.md")))
     timeouts = blocks.timeouts(pages, config.timeout)
-    scheduler = Scheduler(root)
+    scheduler = Scheduler(root, preload=("torch",) if config.torch else ())
     pending = {}
     for example in examples:
         stored = store.load_run(example)
@@ -56,7 +57,7 @@ def run_shard(root: Path, shard: int, shards: int, docs_dir: str = "docs") -> in
             print(f"timed out {example.snippet}: {timeout}", file=sys.stderr)
             failed = True
             continue
-        problem = drift(example, run)
+        problem = drift(example, run, None if config.torch else f"Python {platform.python_version()}")
         if problem is None:
             store.save_run(example, run)
             print(f"ran       {example.snippet}")
