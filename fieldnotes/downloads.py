@@ -51,7 +51,7 @@ class Downloads:
         return re.sub(
             r"^(# .*)$",
             rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link})"
-            r"{ .download-notebook download }",
+            r"{ .download-notebook download data-search-exclude }",
             markdown,
             count=1,
             flags=re.MULTILINE,
