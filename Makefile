@@ -43,7 +43,7 @@ test: $(INSTALLED)
 # The tests that build, again with nothing reused (FIELDNOTES_CACHE=false: the plugin's `cache: false`),
 # in one process per worker: a setting of one build must not leak into the next (CI runs it too).
 NO_CACHE_TESTS := tests/test_cache.py tests/test_reuse.py tests/test_api_index.py tests/test_build_failures.py \
-	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_runner.py tests/test_store.py tests/test_shard.py tests/test_adopter.py
+	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_runner.py tests/test_store.py tests/test_shard.py tests/test_adopter.py tests/test_integrations.py
 test-no-cache: $(INSTALLED)
 	FIELDNOTES_CACHE=false $(BIN)/python -m pytest -n auto --dist loadgroup -p no:cacheprovider $(NO_CACHE_TESTS)
 

@@ -2,15 +2,15 @@
 
 Its features, each with its options in the plugin's config (`fieldnotes.config`):
 
-- the pages' executed blocks (`fieldnotes.page_blocks`): each snippet under snippets/ runs in a process
+- the pages' executed blocks (`fieldnotes.features.page_blocks`): each snippet under snippets/ runs in a process
   of its own (`fieldnotes.runner`, through the build's `fieldnotes.jobs.Scheduler`) or comes from the
   store (`fieldnotes.cache`), and its block shows its output only if it equals the recorded one;
-- the ```autograd-graph fence (`fieldnotes.graph_fence`);
-- downloads: every snippet, and each page's examples as a notebook (`fieldnotes.downloads`);
-- the API index page (`api_index`, `fieldnotes.api_page`);
-- the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.notebook_pages`), executed
-  in the background (`fieldnotes.notebook_prefetch`);
-- the link check of the written site (`links`, `fieldnotes.links`).
+- the ```autograd-graph fence (`fieldnotes.render.graph_fence`);
+- downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
+- the API index page (`api_index`, `fieldnotes.features.api_page`);
+- the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
+  in the background (`fieldnotes.integrations.notebook_prefetch`);
+- the link check of the written site (`links`, `fieldnotes.checks.links`).
 
 Its events, in the order MkDocs calls them (priority 0 unless given):
 
@@ -42,21 +42,24 @@ from pathlib import Path
 
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 
-from fieldnotes import blocks, graph_fence, lazy_imports, search_entries
-from fieldnotes.api_page import ApiIndexPage
+from fieldnotes import blocks, integrations
 from fieldnotes.build_state import Build
-from fieldnotes.code_spans import drop_plain_token_spans
+from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
-from fieldnotes.downloads import Downloads
 from fieldnotes.examples import SNIPPETS_DIR, find_examples
-from fieldnotes.indentation import strip_indentation
+from fieldnotes.features.api_page import ApiIndexPage
+from fieldnotes.features.downloads import Downloads
+from fieldnotes.features.page_blocks import PageBlocks
+from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
-from fieldnotes.links import LinkCheck
-from fieldnotes.page_blocks import PageBlocks
+from fieldnotes.render import graph_fence
+from fieldnotes.render.code_spans import drop_plain_token_spans
+from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.torch_pin import require_pinned_torch
 
 log = get_plugin_logger("fieldnotes")
-lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
+if integrations.tested("mkdocs-jupyter"):
+    lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
 
 JUPYTER_PLUGIN = "mkdocs-jupyter"
 
@@ -83,7 +86,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         self.notebooks = self.prefetch = None
         if jupyter is not None and self.config.notebook_pages.enabled:
-            from fieldnotes.notebook_pages import NotebookPages  # jupytext: only where there are notebooks
+            from fieldnotes.features.notebook_pages import NotebookPages  # jupytext: only where there are notebooks
 
             self.notebooks = NotebookPages(build, jupyter)
         if jupyter is not None:
@@ -104,7 +107,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def on_pre_build(self, *, config) -> None:
         search = config.plugins.get(search_entries.SEARCH_PLUGIN)
-        if search is not None and search.config.enabled:
+        if search is not None and search.config.enabled and integrations.tested("mkdocs-material"):
             search_entries.reuse_entries(search, self.build.store)
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
@@ -114,9 +117,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if self.api_page is not None:
             self.api_page.on_files(files, config)
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
-        if jupyter is not None:
+        if jupyter is not None and integrations.tested("mkdocs-jupyter"):
             # Imported only here: mkdocs-jupyter costs a second of start-up to a build that has no notebook.
-            from fieldnotes.notebook_prefetch import Prefetch
+            from fieldnotes.integrations.notebook_prefetch import Prefetch
 
             self.prefetch = Prefetch()
             self.prefetch.start(jupyter, files)

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
-from fieldnotes.api_index import read_uses, torch_facts
-from fieldnotes.api_page import official_url
 from fieldnotes.cache import Store
+from fieldnotes.features.api_index import read_uses, torch_facts
+from fieldnotes.features.api_page import official_url
 from tests.conftest import ROOT, Project, block
 
 pytestmark = pytest.mark.xdist_group("api-index")  # the fixture project's builds serve every test here

@@ -31,7 +31,7 @@ from mkdocs.utils.yaml import yaml_load
 from nbclient import NotebookClient
 
 from fieldnotes import cache
-from fieldnotes.notebook_html import inline_svg
+from fieldnotes.features.notebook_html import inline_svg
 from tests.conftest import REUSE_RUNS, ROOT, Project, reader_run_kind
 
 NOTEBOOK = ROOT / "docs" / "exercise" / "vanishing_gradients.py"

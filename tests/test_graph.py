@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from fieldnotes import graph, graph_fence
+from fieldnotes import graph
 from fieldnotes.cache import Store
 from fieldnotes.jobs import Scheduler
+from fieldnotes.render import graph_fence
 from tests.conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -551,7 +552,7 @@ def test_drawing_needs_no_torch():
     """Catches the MkDocs process importing torch to lay out and draw a diagram."""
     code = (
         "import json, sys\n"
-        "from fieldnotes import graph, graph_fence\n"
+        "from fieldnotes import graph\nfrom fieldnotes.render import graph_fence\n"
         "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
         " 'is_leaf': True, 'grad': 'None'}],"
         " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
-from fieldnotes.links import broken_links
+from fieldnotes.checks.links import broken_links
 from tests.conftest import ROOT, plugin_name
 
 KEPT_PLUGINS = ("search", "fieldnotes")

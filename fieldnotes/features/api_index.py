@@ -27,10 +27,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes import api_names, cache
-from fieldnotes.api_names import BUILTIN_ATTRIBUTES, CLASSES, Facts, read_uses
+from fieldnotes import cache
 from fieldnotes.blocks import snippets_of
 from fieldnotes.cache import Store
+from fieldnotes.features import api_names
+from fieldnotes.features.api_names import BUILTIN_ATTRIBUTES, CLASSES, Facts, read_uses
 
 __all__ = ["Index", "PageExample", "page_examples", "read_uses", "reused_index", "torch_facts"]
 

@@ -1,7 +1,7 @@
 """The API index page (the plugin's `api_index` feature): every torch name the examples use, each with
 the examples that use it and its page in PyTorch's documentation. The index is read in the background
-from the moment the files are known (`fieldnotes.api_index`), and written into the page when MkDocs
-renders it; each block's title gets the id the page links to (`fieldnotes.page_blocks`)."""
+from the moment the files are known (`fieldnotes.features.api_index`), and written into the page when MkDocs
+renders it; each block's title gets the id the page links to (`fieldnotes.features.page_blocks`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
 
-from fieldnotes.api_index import Index, PageExample, page_examples, reused_index
 from fieldnotes.build_state import Build
-from fieldnotes.page_blocks import anchor
+from fieldnotes.features.api_index import Index, PageExample, page_examples, reused_index
+from fieldnotes.features.page_blocks import anchor
 
 log = get_plugin_logger("api_index")
 

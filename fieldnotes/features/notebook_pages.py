@@ -5,7 +5,7 @@
   `.ipynb` converted at build time; both are added to the site's files, so MkDocs copies them and
   the link check knows them;
 - gives the page the notebook's `description` metadata as its <meta name="description">;
-- slims the page's HTML (`fieldnotes.notebook_html`).
+- slims the page's HTML (`fieldnotes.features.notebook_html`).
 
 A rebuild reuses what it made of an unchanged notebook and page: converting and slimming cost more
 than the rest of the build. Each key covers this module's code, or the slimming module's.
@@ -20,8 +20,9 @@ import jupytext
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
 
-from fieldnotes import cache, notebook_html
+from fieldnotes import cache
 from fieldnotes.build_state import Build
+from fieldnotes.features import notebook_html
 
 log = get_plugin_logger("notebook_hooks")
 
