@@ -1,11 +1,12 @@
 """The plugin's options (`plugins: - fieldnotes: ...` in mkdocs.yml), in one place for the build and for
 `python -m fieldnotes.record`, which applies the same time limit outside a build.
 
-The first four apply to everything the build runs; each feature has its options in a group of its own:
+The first five apply to everything the build runs; each feature has its options in a group of its own:
 
     - fieldnotes:
         torch: true
         timeout: 20
+        record_command: make update-outputs
         execute: true
         cache: true
         api_index: {enabled: true, page: api.md}
@@ -53,6 +54,8 @@ class FieldNotesConfig(Config):
     cache = config_options.Type(bool, default=True)
     """Reuse an earlier run's output when the snippet and the environment are unchanged, and what the build
     made of unchanged input (a rendered block, a page's search entries; see cache.py)."""
+    record_command = config_options.Type(str, default="python -m fieldnotes.record")
+    """How this project records its outputs, as a drift message tells the reader to run it."""
     api_index = config_options.SubConfig(ApiIndexConfig)
     notebook_pages = config_options.SubConfig(NotebookPagesConfig)
     links = config_options.SubConfig(LinksConfig)

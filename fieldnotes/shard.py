@@ -57,7 +57,8 @@ def run_shard(root: Path, shard: int, shards: int, docs_dir: str = "docs") -> in
             print(f"timed out {example.snippet}: {timeout}", file=sys.stderr)
             failed = True
             continue
-        problem = drift(example, run, None if config.torch else f"Python {platform.python_version()}")
+        printed_by = None if config.torch else f"Python {platform.python_version()}"
+        problem = drift(example, run, printed_by, config.record_command)
         if problem is None:
             store.save_run(example, run)
             print(f"ran       {example.snippet}")

@@ -71,7 +71,8 @@ class PageBlocks:
             timeout = timeouts.get(example.snippet, self.build.config.timeout)
 
             def keep(run: runner.Run, example: Example = example) -> None:
-                if drift(example, run, self.build.printed_by) is None:  # a failure is never reused: it runs again
+                # A failure is never reused: it runs again.
+                if drift(example, run, self.build.printed_by, self.build.config.record_command) is None:
                     store.save_run(example, run)
 
             self.runs[example.snippet] = self.scheduler.submit(example.snippet, timeout, then=None, done=keep)
@@ -136,7 +137,7 @@ class PageBlocks:
         return rendered.replace(title, link, 1)
 
     def _rendered(self, source: str, output: str, options: dict, md) -> str:
-        """The block's HTML as markdown-exec renders it (a new Markdown converter per block: a quarter of a
+        """The block's HTML as markdown-exec renders it (a new Markdown converter per block: much of a
         warm build), reused while the code, its output, the fence's options, mkdocs.yml and what is
         installed are unchanged. Not a block with ids (tabs, say): markdown-exec numbers those with a
         counter of the build, so a reused one could repeat the ids of a block rendered anew beside it."""
@@ -159,7 +160,7 @@ class PageBlocks:
             run = self.runs[example.snippet].result()
         except runner.SnippetTimeout as timeout:
             return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
-        return run.output, drift(example, run, self.build.printed_by)
+        return run.output, drift(example, run, self.build.printed_by, self.build.config.record_command)
 
 
 def _problem_block(example: Example, problem: str) -> str:
