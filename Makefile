@@ -11,8 +11,8 @@ export NO_MKDOCS_2_WARNING := 1
 # uv uses the Python it is given (PYTHON, .venv's) and never downloads one of its own.
 export UV_PYTHON_DOWNLOADS := never
 # uv installs no bytecode by default; where PYTHONDONTWRITEBYTECODE is set (as on this project's machines)
-# every process would then compile what it imports: `import torch` took 2.9 s instead of 1.4 s. Compiling
-# at install costs about 3 s once.
+# every process would then compile what it imports (`import torch` took twice as long). Compiling at
+# install costs a few seconds, once.
 export UV_COMPILE_BYTECODE := 1
 
 # Linux installs torch's CPU build, which is not on PyPI. Where pip is given a folder of wheels

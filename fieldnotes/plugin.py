@@ -118,7 +118,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.api_page.on_files(files, config)
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         if jupyter is not None and integrations.tested("mkdocs-jupyter"):
-            # Imported only here: mkdocs-jupyter costs a second of start-up to a build that has no notebook.
+            # Imported only here: mkdocs-jupyter is slow to import, and a build without a notebook needs none of it.
             from fieldnotes.integrations.notebook_prefetch import Prefetch
 
             self.prefetch = Prefetch()

@@ -7,8 +7,8 @@ any <template>. Every page's links count, the theme's navigation and the noteboo
 External URLs are not fetched: the build is offline. Each broken link is a warning naming the page and
 the link, which fails the strict build.
 
-One pass of the standard library's tokenizer over the written site costs well under a tenth of what
-parsing each page into a tree (twice) cost in mkdocs-htmlproofer-plugin, which it replaces. What a
+One pass of the standard library's tokenizer over the written site costs far less than parsing each page
+into a tree (twice), as mkdocs-htmlproofer-plugin did, which it replaces. What a
 page provides and links to is reused while its HTML is byte for byte the same (most pages, after a
 prose edit), so a rebuild reads again only the pages that changed.
 """

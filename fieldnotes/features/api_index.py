@@ -174,7 +174,7 @@ _CODE = cache.code_digest(__file__, api_names.__file__)
 
 def reused_index(store: Store, examples: list[PageExample]) -> Index:
     """build_index's result, kept in the project's cache while the examples (their pages, titles and code),
-    this code and what is installed are the same: reading every snippet twice costs a tenth of a second
+    this code and what is installed are the same: reading every snippet twice is work
     that a prose edit would otherwise pay again."""
     root = store.root
     codes = [(root / e.snippet).read_text(encoding="utf-8") if (root / e.snippet).is_file() else None for e in examples]

@@ -146,7 +146,7 @@ class ApiIndexPage:
 
     def on_page_content(self, html, page):
         if page.file.src_uri == self.uri:
-            # The sidebar's table of contents lists the groups, not every entry again (10 KB of the page).
+            # The sidebar's table of contents lists the groups, not every entry again.
             for heading in page.toc:
                 for group in heading.children:
                     group.children = []

@@ -1,4 +1,4 @@
-"""The notebook page's HTML made the theme's: mkdocs-jupyter inlines about 590 KB of JupyterLab CSS plus
+"""The notebook page's HTML made the theme's: mkdocs-jupyter inlines all of JupyterLab's CSS plus
 MathJax, Mermaid (from a CDN) and clipboard scripts into every notebook page. `slim_notebook_html` drops
 all of them and rewrites the cells as the theme's own markup (code and text outputs as `.highlight`
 blocks, like every other page; markdown as plain HTML; SVG figures inline), styled by

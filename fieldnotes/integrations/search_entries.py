@@ -1,9 +1,9 @@
 """The theme's search entries of a page, reused while the page is the same.
 
 mkdocs-material's search plugin reads every page's HTML with the standard library's tokenizer to cut it
-into the entries of the search index. Our pages carry their outputs and diagrams, three to four times the
+into the entries of the search index. Our pages carry their outputs and diagrams, several times the
 HTML of the same pages without them, so that reading was the largest cost a warm build had over the
-plain render (0.17 s of about 1.1 s). In mkdocs-material 9.8, what the theme makes of a page depends
+plain render. In mkdocs-material 9.8, what the theme makes of a page depends
 only on the page's HTML, its address, title, front matter and table of contents, so the entries are
 kept in the project's cache under those (and the installed theme's version, through the cache's
 environment fingerprint), and a rebuild reads again only the pages that changed. The theme's own code
