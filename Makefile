@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test test-no-cache update-outputs bench lock venv uv-settings clean
+.PHONY: serve build test test-no-cache update-outputs bench under-load lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -55,6 +55,11 @@ update-outputs: $(INSTALLED)
 # `make bench BENCH="--runs 5 --lighthouse"` passes options (bench/bench.py --help).
 bench: $(INSTALLED)
 	$(BIN)/python bench/bench.py $(BENCH)
+
+# `make test` beside HOGS processes that spin on a core each, as on a busy laptop or shared runner.
+HOGS ?= 2
+under-load: $(INSTALLED)
+	$(BIN)/python bench/under_load.py --hogs $(HOGS) $(UNDER_LOAD)
 
 # Regenerate requirements.lock from pyproject.toml: one file for every platform and Python the project
 # supports, told apart by environment markers (tests/test_lock.py resolves it for each). Versions
