@@ -3,15 +3,14 @@ import torch
 # fix 1: create it as it must end up, in one call
 w1 = torch.randn(3, dtype=torch.float64, requires_grad=True)
 
-# fix 2: transform it where nothing is recorded (the result
-# is a leaf that needs no grad), then set the flag
+# fix 2: transform it unrecorded, then set the flag
 w0 = torch.randn(3, requires_grad=True)
 with torch.no_grad():
     w2 = w0.to(torch.float64) * 0.01
 w2.requires_grad_()
 
-# the trap: .to() recorded a copy, a non-leaf;
-# requires_grad_() on it changes nothing
+# the trap: .to() recorded a copy, and requires_grad_()
+# on that copy changes nothing
 w3 = torch.randn(3, requires_grad=True).to(torch.float64)
 w3.requires_grad_()
 
