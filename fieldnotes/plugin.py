@@ -157,7 +157,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             markdown = re.sub(
                 r"^(# .*)$",
                 rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link})"
-                r"{ .download-notebook download }",
+                r"{ .download-notebook download data-search-exclude }",
                 markdown,
                 count=1,
                 flags=re.MULTILINE,
