@@ -226,9 +226,10 @@ def test_being_a_leaf_does_not_mean_getting_a_gradient():
 
 
 def test_a_recorded_operation_gives_a_non_leaf_with_a_grad_fn():
-    """Sentence: 'A recorded operation gives a non-leaf with a `grad_fn`'. Counter-case: an operation with
-    two outputs, one recorded (`values`) and one not (`indices`): the words hold for the recorded one."""
-    assert_on_page(PAGE, "A recorded operation gives a non-leaf with a `grad_fn`")
+    """Sentence: 'The result of a recorded operation is a non-leaf, with a `grad_fn`'. Counter-case: an
+    operation with two outputs, one recorded (`values`) and one not (`indices`): the words hold for the
+    recorded one."""
+    assert_on_page(PAGE, "The result of a recorded operation is a non-leaf, with a `grad_fn`")
     w = torch.randn(3, 4, requires_grad=True)
     values, indices = w.max(dim=1)
     assert not values.is_leaf and values.grad_fn is not None
