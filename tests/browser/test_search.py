@@ -103,7 +103,13 @@ CODE_PREVIEWS = {
 DOWNLOAD_LINK = "Download this page's examples"
 
 
-def run_search(page, query: str) -> dict:
+def run_search(page, query: str) -> list[str]:
+    """Open the search with `s`, type the query, return the result links' paths, best first (the API
+    index page's test uses it too)."""
+    return search(page, query)["paths"]
+
+
+def search(page, query: str) -> dict:
     """Open the search with `s`, type the query; the result links' paths, best first, and the first
     result's preview text."""
     page.goto("/")
@@ -140,7 +146,7 @@ def run_search(page, query: str) -> dict:
 @pytest.mark.parametrize(("query", "expected"), SEARCHES, ids=[q[:40] for q, _ in SEARCHES])
 def test_search_ranks_the_answering_page_first_and_previews_its_answer(guarded, query, expected):
     page, guard = guarded
-    found = run_search(page, query)
+    found = search(page, query)
     ranked = list(dict.fromkeys(found["paths"]))  # pages, in order of their best result
     assert ranked, f"searching {query!r} found nothing"
     assert ranked[0] in expected, f"searching {query!r}: the pages ranked {ranked[:4]}; expected first: {expected}"
@@ -167,7 +173,7 @@ def test_there_are_at_least_fifteen_searches():
 )
 def test_clicking_the_first_result_opens_its_page(guarded, query, expected):
     page, guard = guarded
-    assert run_search(page, query)["paths"][0] == expected
+    assert run_search(page, query)[0] == expected
     page.locator(".md-search-result__item a").first.click()
     page.wait_for_url(lambda url: urlsplit(url).path == expected)
     page.locator(f"{CONTENT} h1").first.wait_for()
