@@ -10,7 +10,7 @@ print("after 1st backward: a.grad =", a.grad, " b.grad =", b.grad)
 c.backward()
 print("after 2nd backward: a.grad =", a.grad, " b.grad =", b.grad)
 
-# what optimizer.zero_grad() does to every parameter
+# what optimizer.zero_grad() does to each parameter it holds
 a.grad = None
 # the last backward freed the graph: build it again
 b = a * 3

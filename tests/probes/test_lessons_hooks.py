@@ -179,3 +179,33 @@ def test_autograd_grad_returns_an_intermediates_gradient_and_here_writes_no_grad
     b.retain_grad()
     torch.autograd.grad(c, a)
     assert a.grad is None and torch.equal(b.grad, torch.tensor(1.0))
+
+
+def test_autograd_grad_returns_what_the_inputs_hooks_pass_on():
+    """Sentence: '(after the hooks registered on the inputs, which run as in a backward pass)'. Before:
+    '...returns the gradients of `outputs` with respect to `inputs`', which a hook on an input breaks: with
+    one that multiplies by 10 on `b`, it returns 120 where dc/db is 12 (REVIEW.md, 29)."""
+    assert_on_page(PAGE, "(after the hooks registered on the inputs, which run as in a backward pass)")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b * b
+    b.register_hook(lambda g: g * 10)
+    (dc_db,) = torch.autograd.grad(c, [b], retain_graph=True)
+    assert torch.equal(dc_db, torch.tensor(120.0))
+    (dc_da,) = torch.autograd.grad(c, [a])
+    assert torch.equal(dc_da, torch.tensor(360.0))
+
+
+def test_retain_grad_stores_the_new_values_gradient_wherever_it_was_called():
+    """Sentence: 'The hook registered after it, and `retain_grad()` (called before the change or after
+    it), see the gradient with respect to the new value' (REVIEW.md, 28)."""
+    assert_on_page(PAGE, "`retain_grad()` (called before the change or after it), see the gradient with respect to the new value")
+    for retain_first in (True, False):
+        b = torch.tensor(2.0, requires_grad=True) * 3
+        if retain_first:
+            b.retain_grad()
+        b.mul_(2)
+        if not retain_first:
+            b.retain_grad()
+        (b * 5).backward()
+        assert torch.equal(b.grad, torch.tensor(5.0))
