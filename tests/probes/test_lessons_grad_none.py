@@ -21,7 +21,9 @@ def test_an_intermediates_grad_stays_none_whether_or_not_the_pass_went_through_i
     through it, autograd computed its gradient on the way to the leaves, used it, and dropped it'. Before:
     '...is `None` after `backward()` because autograd computed its gradient', which an intermediate off the
     loss's path breaks (its gradient is never computed: its hook does not run)."""
-    assert_on_page(PAGE, "An intermediate's `.grad` is still `None` after `backward()`: when the backward pass went through it")
+    assert_on_page(
+        PAGE, "An intermediate's `.grad` is still `None` after `backward()`: when the backward pass went through it"
+    )
     a = torch.tensor(2.0, requires_grad=True)
     on_path, off_path = a * 3, a * 5
     seen = []
@@ -79,7 +81,9 @@ def test_the_warning_is_shown_once_per_line_until_the_filters_change(reads, expe
     loop that reads many non-leaves' `.grad` usually warns once [...] Code that enters
     `warnings.catch_warnings()` in the loop resets that memory, and then it repeats'. Before: 'shown once
     per line [...] in a loop, one', which the third case breaks (REVIEW.md, 53)."""
-    assert_on_page(PAGE, "Code that enters `warnings.catch_warnings()` in the loop resets that memory, and then it repeats")
+    assert_on_page(
+        PAGE, "Code that enters `warnings.catch_warnings()` in the loop resets that memory, and then it repeats"
+    )
     code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + reads + "\n"
     assert stderr_of(code).count(NON_LEAF_WARNING) == expected
 

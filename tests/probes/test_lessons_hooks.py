@@ -39,7 +39,9 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
 def test_register_hook_works_on_any_tensor_that_requires_grad_and_raises_otherwise():
     """Sentence: 'It works on any tensor that requires grad, leaf or intermediate (on one that does not, it
     raises'. Counter-cases: a view, a frozen parameter, an integer result."""
-    assert_on_page(PAGE, "It works on any tensor that requires grad, leaf or intermediate (on one that does not, it raises")
+    assert_on_page(
+        PAGE, "It works on any tensor that requires grad, leaf or intermediate (on one that does not, it raises"
+    )
     w = torch.randn(4, requires_grad=True)
     for t in (w, w * 2, w.view(2, 2), nn.Parameter(torch.ones(2))):
         t.register_hook(lambda g: None)
@@ -117,7 +119,9 @@ def test_hook_order_unless_the_tensor_changed_in_place_in_between():
 def test_hooks_do_not_all_move_with_an_in_place_change():
     """Sentence: 'An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all
     move with it'."""
-    assert_on_page(PAGE, "An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all move with it")
+    assert_on_page(
+        PAGE, "An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all move with it"
+    )
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
     old = b.grad_fn
@@ -133,7 +137,9 @@ def test_a_leafs_tensor_hook_runs_before_the_gradient_is_added():
     """Sentence: 'A hook registered with `register_hook` on a leaf runs *before* the gradient is added into
     `.grad`' and 'use `register_post_accumulate_grad_hook`: it is called with the tensor, after `.grad` has
     been updated'. Counter-case: a second pass, where `.grad` already holds the first one's."""
-    assert_on_page(PAGE, "A hook registered with `register_hook` on a leaf runs *before* the gradient is added into `.grad`")
+    assert_on_page(
+        PAGE, "A hook registered with `register_hook` on a leaf runs *before* the gradient is added into `.grad`"
+    )
     a = torch.tensor(2.0, requires_grad=True)
     seen = []
     a.register_hook(lambda g: seen.append(("hook", None if a.grad is None else a.grad.clone())))
@@ -199,7 +205,9 @@ def test_autograd_grad_returns_what_the_inputs_hooks_pass_on():
 def test_retain_grad_stores_the_new_values_gradient_wherever_it_was_called():
     """Sentence: 'The hook registered after it, and `retain_grad()` (called before the change or after
     it), see the gradient with respect to the new value' (REVIEW.md, 28)."""
-    assert_on_page(PAGE, "`retain_grad()` (called before the change or after it), see the gradient with respect to the new value")
+    assert_on_page(
+        PAGE, "`retain_grad()` (called before the change or after it), see the gradient with respect to the new value"
+    )
     for retain_first in (True, False):
         b = torch.tensor(2.0, requires_grad=True) * 3
         if retain_first:

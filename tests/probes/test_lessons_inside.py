@@ -103,7 +103,9 @@ def test_what_no_grad_makes():
     '`torch.no_grad()` records nothing: what it computes is a leaf that does not require grad', which
     all three break (REVIEW.md, 9). One more counter-case: a view taken there of an intermediate is a
     leaf that requires grad, and has no edge into the graph (not an operation autograd recorded)."""
-    assert_on_page(PAGE, "A factory called there with `requires_grad=True`, and an `nn.Parameter` made there, still require grad")
+    assert_on_page(
+        PAGE, "A factory called there with `requires_grad=True`, and an `nn.Parameter` made there, still require grad"
+    )
     w = torch.ones(3, requires_grad=True)
     h = w * 2
     model = nn.Linear(3, 1)
@@ -124,7 +126,9 @@ def test_inference_mode_outputs_are_inference_tensors():
     """Sentence: '`torch.inference_mode()` records nothing either, and the model's output is an inference
     tensor'. Before: '...and marks what it computes as an inference tensor', which a view of a normal
     tensor breaks (REVIEW.md, 10). Counter-cases: that view, a normal tensor changed in place there."""
-    assert_on_page(PAGE, "`torch.inference_mode()` records nothing either, and the model's output is an inference tensor")
+    assert_on_page(
+        PAGE, "`torch.inference_mode()` records nothing either, and the model's output is an inference tensor"
+    )
     model = nn.Linear(3, 1)
     x = torch.ones(4)
     with torch.inference_mode():
@@ -140,7 +144,9 @@ def test_linear_refuses_an_inference_input_only_while_its_weight_requires_grad()
     requires grad, an inference tensor cannot be its input in a recorded computation'. Before: without
     'while that weight requires grad', which a frozen weight breaks (REVIEW.md, 12). And 'Compute such
     tensors under `torch.no_grad()`, or `clone()` them outside inference mode'."""
-    assert_on_page(PAGE, "while that weight requires grad, an inference tensor cannot be its input in a recorded computation")
+    assert_on_page(
+        PAGE, "while that weight requires grad, an inference tensor cannot be its input in a recorded computation"
+    )
     with torch.inference_mode():
         features = torch.randn(2, 3) * 2
     model = nn.Linear(3, 1)

@@ -54,7 +54,9 @@ def test_a_leaf_is_a_tensor_without_a_recorded_operation(page):
     which `(w * 1).detach_()` breaks: a recorded operation produced it, and it is a leaf. Counter-cases:
     every way of making a tensor above, `is_leaf` against `grad_fn is None`."""
     assert_on_page(page, "is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)")
-    broken = {name: (t.is_leaf, t.grad_fn) for name, t in made_several_ways().items() if t.is_leaf != (t.grad_fn is None)}
+    broken = {
+        name: (t.is_leaf, t.grad_fn) for name, t in made_several_ways().items() if t.is_leaf != (t.grad_fn is None)
+    }
     assert not broken
 
 
@@ -140,7 +142,9 @@ def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
     """Sentence: 'To an integer or boolean dtype it records nothing: that copy is a leaf that cannot
     require grad'. Before: '`.to(dtype)` copies, and records the copy: `ToCopyBackward0`', which
     `w.to(torch.int64)` breaks. Counter-case: `requires_grad_()` on that copy."""
-    assert_on_page(PAGE, "To an integer or boolean dtype it records nothing: that copy is a leaf that cannot require grad")
+    assert_on_page(
+        PAGE, "To an integer or boolean dtype it records nothing: that copy is a leaf that cannot require grad"
+    )
     w = torch.randn(3, requires_grad=True)
     for dtype in (torch.int64, torch.int8, torch.bool):
         t = w.to(dtype)
@@ -167,7 +171,9 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
     `copy=True`)'. Before: '`.to()` to where the tensor already is returns the tensor itself', which
     `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, `.to(other_tensor)` of the same dtype
     and device, the same device with another dtype, the meta device with the same dtype."""
-    assert_on_page(PAGE, "`.to()` to the dtype and device the tensor has returns the tensor itself (without `copy=True`)")
+    assert_on_page(
+        PAGE, "`.to()` to the dtype and device the tensor has returns the tensor itself (without `copy=True`)"
+    )
     w = torch.randn(4, requires_grad=True)
     assert w.to("cpu") is w and w.to(torch.float32) is w and w.to(torch.empty(1)) is w
     for other in (w.to("cpu", copy=True), w.to(torch.float32, copy=True), w.to("cpu", torch.float64), w.to("meta")):
@@ -178,7 +184,9 @@ def test_w2_is_already_a_leaf_before_requires_grad_():
     """Sentence: 'The result is already a leaf, one that does not require grad; `requires_grad_()` only
     sets its flag'. Before: 'then call `requires_grad_()`, which turns the result into a leaf in place'
     (issue 20: false). Counter-case: the same tensor object before and after, `w0` requiring grad."""
-    assert_on_page(PAGE, "The result is already a leaf, one that does not require grad; `requires_grad_()` only sets its flag")
+    assert_on_page(
+        PAGE, "The result is already a leaf, one that does not require grad; `requires_grad_()` only sets its flag"
+    )
     w0 = torch.randn(3, requires_grad=True)
     with torch.no_grad():
         w2 = w0.to(torch.float64) * 0.01
@@ -240,7 +248,10 @@ def test_an_everyday_operation_makes_a_weight_an_intermediate_on_the_home_page()
     """Sentence (home): 'A weight scaled, or moved to another device, after it was created, while autograd
     records, is an intermediate'. Before: 'A weight that you scaled or moved after creating it is such an
     intermediate'. Counter-cases: scaled under `no_grad()`, moved to the device it is on (both leaves)."""
-    assert_on_page(HOME, "A weight scaled, or moved to another device, after it was created, while autograd records, is an intermediate")
+    assert_on_page(
+        HOME,
+        "A weight scaled, or moved to another device, after it was created, while autograd records, is an intermediate",
+    )
     w = torch.ones(2, requires_grad=True)
     assert not (w * 0.5).is_leaf and not w.to("meta").is_leaf
     with torch.no_grad():
