@@ -18,6 +18,7 @@ LESSONS = [
     "grad-is-none/index.html",
     "retain-grad/index.html",
     "register-hook/index.html",
+    "inside-the-graph/index.html",
     "cheat-sheet/index.html",
 ]
 NON_LEAF_WARNING = "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed."
@@ -38,7 +39,11 @@ def test_page_is_built_and_names_the_torch_that_printed_it(built_site, page):
 
 @pytest.mark.parametrize(
     ("page", "snippet"),
-    [("grad-is-none", "grad_none/seed.py"), ("retain-grad", "retain_grad/seed.py"), ("register-hook", "hooks/seed.py")],
+    [
+        ("leaf-vs-intermediate", "grad_none/seed.py"),
+        ("retain-grad", "retain_grad/seed.py"),
+        ("register-hook", "hooks/seed.py"),
+    ],
 )
 def test_seed_examples_show_exactly_what_torch_printed(built_site, page, snippet):
     recorded = Example(ROOT, f"snippets/{snippet}").recorded()

@@ -25,7 +25,7 @@ from tests.conftest import ROOT
 # that is that text, and the snippet on that page that makes torch print it.
 MESSAGES = {
     "grad can be implicitly created only for scalar outputs": ("grad-is-none/", "grad_none/non_scalar.py"),
-    "Inference tensors cannot be saved for backward.": ("leaf-vs-intermediate/", "leaves/inference_error.py"),
+    "Inference tensors cannot be saved for backward.": ("inside-the-graph/", "leaves/inference_error.py"),
     "can't optimize a non-leaf Tensor": ("faq/not-a-leaf/", "faq/optimize_non_leaf.py"),
     "a leaf Variable that requires grad is being used in an in-place operation.": (
         "faq/in-place/",

@@ -57,7 +57,9 @@ def test_notebook_cells_are_the_pages_snippets(built_site, page):
     notebook = notebook_of(built_site, page)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
     assert code == [cell for s in executed_snippets(page) for cell in cells_for(s)]
-    page_html = (built_site / page.relative_to(ROOT / "docs").with_suffix("") / "index.html").read_text()
+    folder = page.relative_to(ROOT / "docs").with_suffix("")
+    folder = folder.parent if folder.name == "index" else folder  # docs/index.md is the site's index.html
+    page_html = (built_site / folder / "index.html").read_text()
     assert "Download this page's examples as a notebook (.ipynb)" in page_html
 
 

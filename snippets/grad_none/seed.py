@@ -1,10 +1,11 @@
 import torch
 
-a = torch.tensor(2.0, requires_grad=True)   # LEAF
-b = a * 3                                    # INTERMEDIATE
-c = b + 1                                    # INTERMEDIATE
+# a leaf: you created it
+a = torch.tensor(2.0, requires_grad=True)
+# intermediates: computed from a
+b = a * 3
+c = b + 1
 c.backward()
 
-print(a.is_leaf, a.grad)
-print(b.is_leaf, b.grad)
-print(c.is_leaf, c.grad)
+for name, t in {"a": a, "b": b, "c": c}.items():
+    print(name, "is_leaf:", t.is_leaf, " grad:", t.grad)

@@ -4,6 +4,8 @@ a = torch.tensor(2.0, requires_grad=True)
 b = a * 3
 c = b + 1
 
-(dc_db,) = torch.autograd.grad(c, b)   # returned to you, stored nowhere
+# returned to you, stored nowhere
+(dc_db,) = torch.autograd.grad(c, b)
 print("dc/db:", dc_db)
-print("a.grad:", a.grad)               # autograd.grad fills no leaf's .grad
+# autograd.grad fills no leaf's .grad
+print("a.grad:", a.grad)

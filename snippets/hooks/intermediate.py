@@ -2,7 +2,8 @@ import torch
 
 a = torch.tensor(2.0, requires_grad=True)
 b = a * 3
-c = b * b            # dc/db = 2b = 12
+# dc/db = 2b = 12
+c = b * b
 
 
 def show(grad):
@@ -11,4 +12,5 @@ def show(grad):
 
 b.register_hook(show)
 c.backward()
-print("a.grad:", a.grad)  # 12 * 3
+# 12 * 3
+print("a.grad:", a.grad)

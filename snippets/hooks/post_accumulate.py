@@ -7,7 +7,7 @@ lr = 0.1
 
 
 def step(param):
-    # Runs once param.grad holds its final value for this backward pass.
+    # runs once param.grad holds its final value for this pass
     with torch.no_grad():
         param -= lr * param.grad
     param.grad = None
@@ -20,4 +20,5 @@ for p in model.parameters():
 before = model.weight.detach().clone()
 loss = model(torch.randn(8, 3)).pow(2).mean()
 loss.backward()
-print("weights changed:", not torch.equal(before, model.weight), "| weight.grad:", model.weight.grad)
+print("weights changed:", not torch.equal(before, model.weight),
+      "| weight.grad:", model.weight.grad)

@@ -5,5 +5,6 @@ handle = a.register_hook(lambda grad: print("hook saw", grad))
 
 (a * 3).backward()
 handle.remove()
-(a * 3).backward()   # the hook is gone: nothing printed
+# the hook is gone: nothing printed
+(a * 3).backward()
 print("a.grad:", a.grad)

@@ -1,7 +1,8 @@
 import torch
 import torch.nn as nn
 
-torch.manual_seed(0)  # the same weights and data on every run
+# the same weights and data on every run
+torch.manual_seed(0)
 
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 stats = {}

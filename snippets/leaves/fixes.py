@@ -1,19 +1,20 @@
 import torch
 
-torch.manual_seed(0)
-
-# Fix 1: create the tensor as it must be (dtype, device), asking for grad in the same call.
+# fix 1: create it as it must end up, in one call
 w1 = torch.randn(3, dtype=torch.float64, requires_grad=True)
 
-# Fix 2: compute it first from tensors that need no grad, then turn on grad in place.
-w2 = (torch.randn(3) * 0.01).requires_grad_()
-
-# Fix 3: transform an existing leaf without recording it, then ask for grad.
-w0 = torch.randn(3)
+# fix 2: transform it unrecorded, then set the flag
+w0 = torch.randn(3, requires_grad=True)
 with torch.no_grad():
-    w3 = w0.to(torch.float64) * 0.01
+    w2 = w0.to(torch.float64) * 0.01
+w2.requires_grad_()
+
+# the trap: .to() recorded a copy, and requires_grad_()
+# on that copy changes nothing
+w3 = torch.randn(3, requires_grad=True).to(torch.float64)
 w3.requires_grad_()
 
-for name, w in {"w1": w1, "w2": w2, "w3": w3}.items():
-    (w ** 2).sum().backward()
-    print(f"{name}: is_leaf={w.is_leaf}, grad is None: {w.grad is None}")
+for name, t in {"w1": w1, "w2": w2, "w3": w3}.items():
+    (t ** 2).sum().backward()
+    missing = t.grad is None
+    print(f"{name}: is_leaf={t.is_leaf}, grad is None: {missing}")

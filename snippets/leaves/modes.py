@@ -4,16 +4,20 @@ from torch import nn
 model = nn.Linear(3, 1)
 x = torch.randn(2, 3)
 
-out = model(x)
-print(f"{'normal':18} is_leaf={out.is_leaf!s:5} requires_grad={out.requires_grad}")
-model.eval()                               # changes dropout and batch norm, not autograd
-out = model(x)
-print(f"{'model.eval()':18} is_leaf={out.is_leaf!s:5} requires_grad={out.requires_grad}")
+
+def show(label, out):
+    print(f"{label:18} is_leaf={out.is_leaf!s:5} "
+          f"requires_grad={out.requires_grad}")
+
+
+show("normal", model(x))
+# changes dropout and batch norm, not autograd
+model.eval()
+show("model.eval()", model(x))
 with torch.no_grad():
-    out = model(x)
-print(f"{'torch.no_grad()':18} is_leaf={out.is_leaf!s:5} requires_grad={out.requires_grad}")
+    show("torch.no_grad()", model(x))
 with torch.inference_mode():
     out = model(x)
-print(f"{'inference_mode()':18} is_leaf={out.is_leaf!s:5} requires_grad={out.requires_grad}"
-      f"  is_inference={out.is_inference()}")
+show("inference_mode()", out)
+print("out.is_inference():", out.is_inference())
 print("weight.grad after all four:", model.weight.grad)

@@ -10,8 +10,10 @@ print("after 1st backward: a.grad =", a.grad, " b.grad =", b.grad)
 c.backward()
 print("after 2nd backward: a.grad =", a.grad, " b.grad =", b.grad)
 
-a.grad = None  # what optimizer.zero_grad() does to every parameter
-b = a * 3      # the graph was freed by the last backward: build it again
+# what optimizer.zero_grad() does to each parameter it holds
+a.grad = None
+# the last backward freed the graph: build it again
+b = a * 3
 b.retain_grad()
 (b + 1).backward()
 print("after a reset:      a.grad =", a.grad, " b.grad =", b.grad)

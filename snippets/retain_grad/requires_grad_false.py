@@ -1,4 +1,5 @@
 import torch
 
-x = torch.ones(3)  # requires_grad=False: no graph, so no gradient to keep
+# requires_grad=False: no graph, so no gradient to keep
+x = torch.ones(3)
 x.retain_grad()

@@ -1,8 +1,11 @@
 import torch
 
 a = torch.tensor(2.0, requires_grad=True)
-b = a.exp()          # exp saves its result for the backward pass
+# exp saves its result for the backward pass
+b = a.exp()
 c = b + 1
 
-c.backward()         # frees the saved result
-c.backward()         # needs it again
+# frees the saved result
+c.backward()
+# needs it again
+c.backward()

@@ -6,7 +6,8 @@ print("before:", b.retains_grad)
 b.retain_grad()
 print("after b.retain_grad():", b.retains_grad)
 
-a.retain_grad()  # a leaf already keeps its .grad: this changes nothing
+# a leaf already keeps its .grad: this changes nothing
+a.retain_grad()
 print("a.is_leaf:", a.is_leaf, " a.retains_grad:", a.retains_grad)
 
 (b + 1).backward()

@@ -2,8 +2,10 @@ import torch
 
 a = torch.tensor(2.0, requires_grad=True)
 b = a * 3
-b.retain_grad()                       # tell autograd to keep b's grad
+# tell autograd to keep b's gradient
+b.retain_grad()
 c = b + 1
 c.backward()
 
-print(b.grad)                         # now available
+# now available
+print(b.grad)

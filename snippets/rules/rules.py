@@ -119,7 +119,7 @@ def views_share_memory_copies_do_not(run: Run):
     returns its input when it is contiguous, a copy otherwise; `.to()` to
     the tensor's own dtype returns the tensor itself. `clone()` and a round
     trip through another dtype never share. See
-    [`detach()` gives a leaf](/leaf-vs-intermediate.md#detach-gives-a-leaf);
+    [`detach()` gives a leaf](/inside-the-graph.md#detach-gives-a-leaf);
     [rule 3, checked](/rules.md#rule-3).
     --8<-- [end:rule-3]
     """

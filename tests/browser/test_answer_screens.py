@@ -1,0 +1,94 @@
+"""The reader's path, measured in screens at 1366x768 (issue 21, section 1): layout facts, not timings.
+
+A screen is the viewport's height; a position in screens is an element's top, from the top of the
+document, divided by it. The first lesson is at most 6 screens long, and every page of the path shows
+its answer and its fix within its first two screens: each one's heading ends above 2.0.
+
+Catches: the deeper material moved back into the first lesson (it was 12.6 screens long), a section
+put back before "The fixes" (they were at screen 7.3) or before grad-is-none's "What to do instead"
+(screen 5.0), the home page's executed example removed, a second copy of torch's non-leaf warning
+in one output (the seed example printed it twice, eight lines each, between its result lines).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+LAPTOP = {"width": 1366, "height": 768}
+FIRST_LESSON = "/leaf-vs-intermediate/"
+MAX_FIRST_LESSON_SCREENS = 6.0
+ANSWER_WITHIN_SCREENS = 2.0
+
+# Each page of the reading path -> its answer and its fix (CSS selectors; the same one where the
+# answer is the fix), which must both end within the first two screens.
+ANSWERS = {
+    # The home page answers with an executed example (its source block names the snippet), and
+    # points to the fix in the sentence after it.
+    "/": ('.filename a[href$="grad_none/answer.py"]', 'a[href$="leaf-vs-intermediate/#the-fixes"]'),
+    FIRST_LESSON: ("h2#first-one-example", "h3#the-fixes"),
+    "/grad-is-none/": ("h2#the-gradient-passes-through-then-is-dropped", "h2#what-to-do-instead"),
+    "/retain-grad/": ("h2#keeping-bgrad", "h2#keeping-bgrad"),
+    "/register-hook/": ("h2#gradient-statistics-for-every-parameter", "h2#gradient-statistics-for-every-parameter"),
+    "/inside-the-graph/": ("h2#reading-grad_fn", "h2#reading-grad_fn"),
+}
+
+NON_LEAF_WARNING = "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed."
+
+
+def screens(page, selector: str) -> float:
+    """Where the bottom of the element `selector` is, in screens from the top of the document."""
+    element = page.locator(f"article.md-content__inner {selector}").first
+    element.wait_for(state="attached")
+    return element.evaluate("el => (el.getBoundingClientRect().bottom + window.scrollY) / window.innerHeight")
+
+
+@pytest.fixture
+def laptop(new_guarded_page):
+    return new_guarded_page(viewport=LAPTOP)
+
+
+def test_the_first_lesson_is_at_most_six_screens(laptop):
+    page, guard = laptop
+    page.goto(FIRST_LESSON)
+    length = page.evaluate("document.documentElement.scrollHeight / window.innerHeight")
+    assert length <= MAX_FIRST_LESSON_SCREENS, f"{FIRST_LESSON} is {length:.2f} screens long at 1366x768"
+    guard.check()
+
+
+@pytest.mark.parametrize("path", list(ANSWERS))
+def test_each_page_shows_its_answer_and_its_fix_in_its_first_two_screens(laptop, path):
+    page, guard = laptop
+    page.goto(path)
+    answer, fix = ANSWERS[path]
+    at = {"answer": screens(page, answer), "fix": screens(page, fix)}
+    late = {what: round(y, 2) for what, y in at.items() if y > ANSWER_WITHIN_SCREENS}
+    assert not late, f"{path}: ends below screen {ANSWER_WITHIN_SCREENS} at 1366x768: {late}"
+    guard.check()
+
+
+@pytest.mark.parametrize("path", list(ANSWERS))
+def test_an_output_with_the_warning_shows_it_once_and_fits_a_screen(laptop, path):
+    """Where torch's warning precedes the result a reader came for, the result lines and the warning are
+    seen together: the warning is printed once in that output, and the output is shorter than a screen."""
+    page, guard = laptop
+    page.goto(path)
+    outputs = page.evaluate(
+        """w => [...document.querySelectorAll('article.md-content__inner pre')]
+            .filter(pre => pre.textContent.includes(w))
+            .map(pre => ({count: pre.textContent.split(w).length - 1,
+                          height: pre.getBoundingClientRect().height / window.innerHeight}))""",
+        NON_LEAF_WARNING,
+    )
+    for output in outputs:
+        assert output["count"] == 1, f"{path}: an output prints the non-leaf warning {output['count']} times"
+        assert output["height"] < 1, f"{path}: an output with the warning is {output['height']:.2f} screens high"
+    guard.check()
+
+
+@pytest.mark.parametrize("path", [p for p in ANSWERS if p != FIRST_LESSON])
+def test_the_seed_example_is_shown_once_at_the_head_of_the_path(laptop, path):
+    """The first two lessons both opened with it (its 17-line output and its diagram, twice in a row)."""
+    page, guard = laptop
+    page.goto(path)
+    assert not page.locator('.filename a[href$="grad_none/seed.py"]').count(), f"{path} shows the seed example again"
+    guard.check()

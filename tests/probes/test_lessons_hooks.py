@@ -1,0 +1,219 @@
+"""Probes of the general sentences on docs/register-hook.md. Counter-cases: an unused output of an
+operation with two outputs, a tensor off the loss's path, a tensor changed in place between two
+registrations, a second pass, a hook that returns a tensor, a leaf's `.grad` seen from its hooks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from tests.probes._lesson_text import assert_on_page
+
+PAGE = "register-hook.md"
+
+
+def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
+    """Sentence: '`tensor.register_hook(fn)` calls `fn(grad)` during the backward pass, when autograd
+    reaches that tensor, once in each pass that does. `grad` is the gradient with respect to the tensor, or
+    `None` when none was computed for it (an unused output of an operation with several outputs, such as
+    `chunk()`)'. Before: '...when the gradient with respect to that tensor has been computed', which the
+    unused output breaks: its hook runs, with None (REVIEW.md, 16). Counter-cases: that output, a tensor
+    off the path (no call), two passes (two calls), a tensor used twice in one pass (one call, the sum)."""
+    assert_on_page(PAGE, "`grad` is the gradient with respect to the tensor, or `None` when none was computed for it")
+    w = torch.arange(4.0, requires_grad=True)
+    used, unused = (w * 1).chunk(2)
+    off_path = w * 5
+    got = {"unused": [], "off": [], "twice": []}
+    unused.register_hook(lambda g: got["unused"].append(g))
+    off_path.register_hook(lambda g: got["off"].append(g))
+    twice = w * 2
+    twice.register_hook(lambda g: got["twice"].append(g))
+    loss = used.sum() + (twice * 3).sum() + (twice * 4).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    assert got["unused"] == [None, None] and got["off"] == []
+    assert len(got["twice"]) == 2 and all(torch.equal(g, torch.full((4,), 7.0)) for g in got["twice"])
+
+
+def test_register_hook_works_on_any_tensor_that_requires_grad_and_raises_otherwise():
+    """Sentence: 'It works on any tensor that requires grad, leaf or intermediate (on one that does not, it
+    raises'. Counter-cases: a view, a frozen parameter, an integer result."""
+    assert_on_page(
+        PAGE, "It works on any tensor that requires grad, leaf or intermediate (on one that does not, it raises"
+    )
+    w = torch.randn(4, requires_grad=True)
+    for t in (w, w * 2, w.view(2, 2), nn.Parameter(torch.ones(2))):
+        t.register_hook(lambda g: None)
+    for t in (nn.Parameter(torch.ones(2), requires_grad=False), w.argmax(), torch.ones(2)):
+        with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+            t.register_hook(lambda g: None)
+
+
+def test_a_returned_tensor_replaces_the_gradient_for_everything_upstream():
+    """Sentence: 'If the hook returns a tensor, that tensor is used instead of the gradient from then on,
+    for everything upstream'. Counter-cases: a later hook on the same tensor, its retained `.grad`, and a
+    leaf two operations up."""
+    assert_on_page(PAGE, "that tensor is used instead of the gradient from then on, for everything upstream")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b * 2
+    seen = []
+    b.register_hook(lambda g: torch.tensor(1.0))
+    b.register_hook(lambda g: seen.append(g))
+    b.retain_grad()
+    (c * c).backward()
+    assert seen == [torch.tensor(1.0)] and torch.equal(b.grad, torch.tensor(1.0))
+    assert torch.equal(a.grad, torch.tensor(3.0))
+
+
+def test_returning_none_leaves_the_gradient_unchanged():
+    """Sentence: 'Return `None` (as a plain `print` does) to leave the gradient unchanged'."""
+    assert_on_page(PAGE, "Return `None` (as a plain `print` does) to leave the gradient unchanged")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    b.register_hook(lambda g: None)
+    (b * b).backward()
+    assert torch.equal(a.grad, torch.tensor(36.0))
+
+
+def test_a_hook_not_removed_runs_in_every_later_pass_that_reaches_it():
+    """Sentence: 'A hook you do not remove runs again in every later pass that reaches its tensor'. Before:
+    '...in every later pass', which a later pass that does not reach the tensor breaks."""
+    assert_on_page(PAGE, "A hook you do not remove runs again in every later pass that reaches its tensor")
+    a = torch.tensor(2.0, requires_grad=True)
+    other = torch.tensor(1.0, requires_grad=True)
+    calls = []
+    a.register_hook(lambda g: calls.append(g))
+    (a * 3).backward()
+    (other * 3).backward()
+    (a * 3).backward()
+    assert len(calls) == 2
+
+
+def test_hook_order_unless_the_tensor_changed_in_place_in_between():
+    """Sentence: 'Hooks fire as the backward pass reaches each tensor, from the output back to the leaves,
+    and several hooks on one tensor fire in the order they were registered, unless the tensor was changed
+    in place between two registrations'. Before: without the 'unless', which the in-place case breaks:
+    the first-registered hook fires second (REVIEW.md, 17). Counter-cases: the same, and a chain."""
+    assert_on_page(PAGE, "unless the tensor was changed in place between two registrations")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b + 1
+    order = []
+    a.register_hook(lambda g: order.append("a"))
+    b.register_hook(lambda g: order.append("b1"))
+    b.register_hook(lambda g: order.append("b2"))
+    c.register_hook(lambda g: order.append("c"))
+    c.backward()
+    assert order == ["c", "b1", "b2", "a"]
+    order.clear()
+    d = torch.tensor(2.0, requires_grad=True) * 3
+    d.register_hook(lambda g: order.append("before"))
+    d.mul_(2)
+    d.register_hook(lambda g: order.append("after"))
+    (d * 5).backward()
+    assert order == ["after", "before"]
+
+
+def test_hooks_do_not_all_move_with_an_in_place_change():
+    """Sentence: 'An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all
+    move with it'."""
+    assert_on_page(
+        PAGE, "An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all move with it"
+    )
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    old = b.grad_fn
+    got = []
+    b.register_hook(lambda g: got.append(("before", g)))
+    b.mul_(2)
+    assert b.grad_fn is not old
+    (b * 5).backward()
+    assert got == [("before", torch.tensor(10.0))]
+
+
+def test_a_leafs_tensor_hook_runs_before_the_gradient_is_added():
+    """Sentence: 'A hook registered with `register_hook` on a leaf runs *before* the gradient is added into
+    `.grad`' and 'use `register_post_accumulate_grad_hook`: it is called with the tensor, after `.grad` has
+    been updated'. Counter-case: a second pass, where `.grad` already holds the first one's."""
+    assert_on_page(
+        PAGE, "A hook registered with `register_hook` on a leaf runs *before* the gradient is added into `.grad`"
+    )
+    a = torch.tensor(2.0, requires_grad=True)
+    seen = []
+    a.register_hook(lambda g: seen.append(("hook", None if a.grad is None else a.grad.clone())))
+    a.register_post_accumulate_grad_hook(lambda t: seen.append(("post", t.grad.clone())))
+    (a * 3).backward()
+    (a * 3).backward()
+    assert seen == [
+        ("hook", None),
+        ("post", torch.tensor(3.0)),
+        ("hook", torch.tensor(3.0)),
+        ("post", torch.tensor(6.0)),
+    ]
+
+
+def test_the_bias_is_the_closer_of_the_two_to_the_loss():
+    """Sentence: 'The bias came first: it is the closer of the two to the loss in the backward graph'.
+    Counter-case: count the nodes from the loss to each parameter's AccumulateGrad."""
+    assert_on_page(PAGE, "it is the closer of the two to the loss in the backward graph")
+    model = nn.Linear(3, 1)
+    loss = model(torch.randn(8, 3)).pow(2).mean()
+
+    def depth(node, target, d=0):
+        if getattr(node, "variable", None) is target:
+            return d
+        found = [depth(n, target, d + 1) for n, _ in node.next_functions if n is not None]
+        found = [f for f in found if f is not None]
+        return min(found) if found else None
+
+    assert depth(loss.grad_fn, model.bias) < depth(loss.grad_fn, model.weight)
+
+
+def test_autograd_grad_returns_an_intermediates_gradient_and_here_writes_no_grad():
+    """Sentence: '`torch.autograd.grad(outputs, inputs)` returns the gradients of `outputs` with respect to
+    `inputs`, intermediates included [...] and here writes no `.grad`'. Before: '...and writes no leaf's
+    `.grad`. One exception: ...' (a restatement of rule 5, which the page now shows from rules.py).
+    Counter-case: a retained tensor between the output and the input, whose `.grad` it does fill."""
+    assert_on_page(PAGE, "intermediates included")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b + 1
+    (dc_db,) = torch.autograd.grad(c, b, retain_graph=True)
+    assert torch.equal(dc_db, torch.tensor(1.0)) and a.grad is None
+    b.retain_grad()
+    torch.autograd.grad(c, a)
+    assert a.grad is None and torch.equal(b.grad, torch.tensor(1.0))
+
+
+def test_autograd_grad_returns_what_the_inputs_hooks_pass_on():
+    """Sentence: '(after the hooks registered on the inputs, which run as in a backward pass)'. Before:
+    '...returns the gradients of `outputs` with respect to `inputs`', which a hook on an input breaks: with
+    one that multiplies by 10 on `b`, it returns 120 where dc/db is 12 (REVIEW.md, 29)."""
+    assert_on_page(PAGE, "(after the hooks registered on the inputs, which run as in a backward pass)")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b * b
+    b.register_hook(lambda g: g * 10)
+    (dc_db,) = torch.autograd.grad(c, [b], retain_graph=True)
+    assert torch.equal(dc_db, torch.tensor(120.0))
+    (dc_da,) = torch.autograd.grad(c, [a])
+    assert torch.equal(dc_da, torch.tensor(360.0))
+
+
+def test_retain_grad_stores_the_new_values_gradient_wherever_it_was_called():
+    """Sentence: 'The hook registered after it, and `retain_grad()` (called before the change or after
+    it), see the gradient with respect to the new value' (REVIEW.md, 28)."""
+    assert_on_page(
+        PAGE, "`retain_grad()` (called before the change or after it), see the gradient with respect to the new value"
+    )
+    for retain_first in (True, False):
+        b = torch.tensor(2.0, requires_grad=True) * 3
+        if retain_first:
+            b.retain_grad()
+        b.mul_(2)
+        if not retain_first:
+            b.retain_grad()
+        (b * 5).backward()
+        assert torch.equal(b.grad, torch.tensor(5.0))

@@ -1,0 +1,186 @@
+"""Probes of the general sentences on docs/inside-the-graph.md (moved there from the first lesson).
+Counter-cases: an in-place change (what grad_fn names), a factory and a Parameter made under no_grad,
+enable_grad inside it, views in inference mode, a frozen weight in front of an inference tensor, a
+.grad set before freezing, an optimizer given every parameter."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from tests.probes._lesson_text import assert_on_page
+
+PAGE = "inside-the-graph.md"
+
+
+def test_a_leaf_that_requires_grad_is_reached_through_accumulate_grad():
+    """Sentence: 'A leaf that requires grad is reached through an `AccumulateGrad` node, which puts the
+    gradient into its `.grad`'. Counter-cases: an `nn.Parameter`, a leaf used twice (one node, the sum),
+    and a retained intermediate, which gets its `.grad` without one (the words are about leaves)."""
+    assert_on_page(PAGE, "A leaf that requires grad is reached through an `AccumulateGrad` node")
+    p = nn.Parameter(torch.tensor(2.0))
+    b = p * 3
+    c = b * p
+    nodes = [n for n, _ in c.grad_fn.next_functions]
+    accumulate = [n for n in nodes if type(n).__name__ == "AccumulateGrad"]
+    assert len(accumulate) == 1 and accumulate[0].variable is p
+    assert accumulate[0] is next(n for n, _ in b.grad_fn.next_functions)
+    b.retain_grad()
+    c.backward()
+    assert torch.equal(p.grad, torch.tensor(12.0)) and torch.equal(b.grad, torch.tensor(2.0))
+
+
+def test_no_grad_and_inference_mode_stop_recording_and_eval_does_not():
+    """Sentence: '`torch.no_grad()` and `torch.inference_mode()` stop the recording; `model.eval()` does
+    not'. Counter-cases: dropout and batch norm in eval mode, `enable_grad()` inside `no_grad()` (the
+    bullet below says it turns recording back on)."""
+    assert_on_page(PAGE, "`torch.no_grad()` and `torch.inference_mode()` stop the recording; `model.eval()` does not")
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Dropout(0.5)).eval()
+    x = torch.randn(2, 3)
+    assert not model(x).is_leaf
+    with torch.no_grad():
+        assert model(x).is_leaf
+        with torch.enable_grad():
+            assert not model(x).is_leaf
+    with torch.inference_mode():
+        assert model(x).is_leaf
+
+
+def test_grad_fn_names_the_operation_that_last_produced_the_value():
+    """Sentence: 'Each intermediate's `grad_fn` names the operation that last produced its value (after an
+    in-place change, that change)'. Before: '...the operation that made it', which an in-place change
+    breaks (REVIEW.md, 11). Counter-cases: `h.mul_(3)`, `h.add_(1)`."""
+    assert_on_page(PAGE, "names the operation that last produced its value (after an in-place change, that change)")
+    w = torch.ones(4, requires_grad=True)
+    h = w * 2
+    assert h.grad_fn.name() == "MulBackward0"
+    h.add_(1)
+    assert h.grad_fn.name() == "AddBackward0"
+    h.mul_(3)
+    assert h.grad_fn.name() == "MulBackward0"
+
+
+def test_the_gradient_of_a_copied_weight_goes_to_the_leaf_before_the_copy():
+    """Sentence: 'the leaf before the copy is the one that gets the gradient'. Counter-case: `.to()` to
+    the meta device, and `* 0.01` (the words speak of `.to()`; the same holds)."""
+    assert_on_page(PAGE, "the leaf before the copy is the one that gets the gradient")
+    for make in (lambda t: t.to(torch.float64), lambda t: t * 0.01):
+        w = make(torch.randn(3, requires_grad=True))
+        (w**2).sum().backward()
+        leaf = w.grad_fn.next_functions[0][0].variable
+        assert leaf.is_leaf and leaf.grad is not None
+
+
+def test_a_device_change_records_a_copy():
+    """Sentence: '`w.to("cuda")` and `w.cuda()` record the same copy'. This machine has no GPU: the probe
+    moves to the meta device as the page does (it cannot try cuda itself)."""
+    assert_on_page(PAGE, '`w.to("cuda")` and `w.cuda()` record the same copy')
+    w = torch.randn(4, requires_grad=True)
+    moved = w.to("meta")
+    assert moved.grad_fn.name() == "ToCopyBackward0" and not moved.is_leaf
+    if torch.cuda.is_available():
+        assert w.cuda().grad_fn.name() == "ToCopyBackward0"
+
+
+def test_detach_gives_a_leaf_that_shares_memory():
+    """Sentence: '`detach()` returns a new tensor that is cut out of the graph: a leaf with
+    `requires_grad=False` [...] It is not a copy: it shares memory with the original'. Counter-cases: a
+    view, a leaf; and `detach().clone()`, which does not share."""
+    assert_on_page(PAGE, "It is not a copy: it shares memory with the original")
+    w = torch.ones(4, requires_grad=True)
+    for t in (w * 2, (w * 2)[1:], w):
+        d = t.detach()
+        assert d.is_leaf and not d.requires_grad and d is not t
+        assert d.data_ptr() == t.data_ptr()
+        assert t.detach().clone().data_ptr() != t.data_ptr()
+
+
+def test_what_no_grad_makes():
+    """Sentence: 'Under `torch.no_grad()` autograd records no operation: the model's output is a leaf that
+    does not require grad. A factory called there with `requires_grad=True`, and an `nn.Parameter` made
+    there, still require grad, and `torch.enable_grad()` inside it turns recording back on'. Before:
+    '`torch.no_grad()` records nothing: what it computes is a leaf that does not require grad', which
+    all three break (REVIEW.md, 9). One more counter-case: a view taken there of an intermediate is a
+    leaf that requires grad, and has no edge into the graph (not an operation autograd recorded)."""
+    assert_on_page(
+        PAGE, "A factory called there with `requires_grad=True`, and an `nn.Parameter` made there, still require grad"
+    )
+    w = torch.ones(3, requires_grad=True)
+    h = w * 2
+    model = nn.Linear(3, 1)
+    with torch.no_grad():
+        out = model(torch.randn(2, 3))
+        factory = torch.zeros(3, requires_grad=True)
+        parameter = nn.Parameter(torch.zeros(3))
+        view = h[:2]
+        with torch.enable_grad():
+            recorded = w * 2
+    assert out.is_leaf and not out.requires_grad
+    assert factory.requires_grad and parameter.requires_grad
+    assert not recorded.is_leaf
+    assert view.is_leaf and view.requires_grad and view.grad_fn is None
+
+
+def test_inference_mode_outputs_are_inference_tensors():
+    """Sentence: '`torch.inference_mode()` records nothing either, and the model's output is an inference
+    tensor'. Before: '...and marks what it computes as an inference tensor', which a view of a normal
+    tensor breaks (REVIEW.md, 10). Counter-cases: that view, a normal tensor changed in place there."""
+    assert_on_page(
+        PAGE, "`torch.inference_mode()` records nothing either, and the model's output is an inference tensor"
+    )
+    model = nn.Linear(3, 1)
+    x = torch.ones(4)
+    with torch.inference_mode():
+        out = model(torch.randn(2, 3))
+        view = x[:2]
+        x.add_(1)
+    assert out.is_inference() and out.is_leaf
+    assert not view.is_inference() and not x.is_inference()
+
+
+def test_linear_refuses_an_inference_input_only_while_its_weight_requires_grad():
+    """Sentence: '`nn.Linear` saves its input to compute its weight's gradient, so, while that weight
+    requires grad, an inference tensor cannot be its input in a recorded computation'. Before: without
+    'while that weight requires grad', which a frozen weight breaks (REVIEW.md, 12). And 'Compute such
+    tensors under `torch.no_grad()`, or `clone()` them outside inference mode'."""
+    assert_on_page(
+        PAGE, "while that weight requires grad, an inference tensor cannot be its input in a recorded computation"
+    )
+    with torch.inference_mode():
+        features = torch.randn(2, 3) * 2
+    model = nn.Linear(3, 1)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        model(features)
+    model.weight.requires_grad_(False)
+    model(features).sum().backward()
+    assert model.bias.grad is not None
+    model.weight.requires_grad_(True)
+    model(features.clone()).sum().backward()
+    with torch.no_grad():
+        plain = torch.randn(2, 3) * 2
+    model(plain).sum().backward()
+    assert model.weight.grad is not None
+
+
+def test_backward_leaves_a_frozen_parameters_grad_as_it_was():
+    """Sentence: 'They stay leaves, and `backward()` leaves their `.grad` as it was'. Before: '...leaves
+    their `.grad` at `None`', which a gradient from before the freeze breaks (REVIEW.md, 13). And 'Give the
+    optimizer only the parameters that require grad': an optimizer with momentum given every parameter
+    still moves the frozen ones."""
+    assert_on_page(PAGE, "They stay leaves, and `backward()` leaves their `.grad` as it was")
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    everything = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(16, 4)
+    model(x).pow(2).mean().backward()
+    everything.step()
+    stale = model[0].weight.grad.clone()
+    for p in model[0].parameters():
+        p.requires_grad_(False)
+    model(x).pow(2).mean().backward()
+    assert model[0].weight.is_leaf
+    assert torch.equal(model[0].weight.grad, stale)
+    before = model[0].weight.detach().clone()
+    everything.step()
+    assert not torch.equal(before, model[0].weight)

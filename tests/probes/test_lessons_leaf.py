@@ -1,0 +1,259 @@
+"""Probes of the general sentences on docs/leaf-vs-intermediate.md (the first lesson) and docs/index.md,
+which share its definitions. Each tries the counter-case an expert would try first; where torch broke
+the words, they were narrowed (the docstring says what the sentence said before)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from tests.probes._lesson_text import assert_on_page
+
+PAGE = "leaf-vs-intermediate.md"
+HOME = "index.md"
+
+
+def made_several_ways() -> dict[str, torch.Tensor]:
+    """Tensors made every way the counter-cases need: factories, parameters, recorded and unrecorded
+    operations, integer and boolean results, `*_like` factories, views, detach and no_grad."""
+    w = torch.randn(4, requires_grad=True)
+    h = w * 2
+    with torch.no_grad():
+        under_no_grad = w * 2
+        view_under_no_grad = h[:2]
+    detached = h * 1
+    detached.detach_()
+    return {
+        "w": w,
+        "nn.Parameter": nn.Parameter(torch.zeros(2)),
+        "frozen nn.Parameter": nn.Parameter(torch.zeros(2), requires_grad=False),
+        "h = w * 2": h,
+        "w.argmax()": w.argmax(),
+        "w.long()": w.long(),
+        "w > 0": w > 0,
+        "torch.zeros_like(w)": torch.zeros_like(w),
+        "w.new_ones(2)": w.new_ones(2),
+        "torch.max(w, 0).values": torch.max(w, 0).values,
+        "torch.max(w, 0).indices": torch.max(w, 0).indices,
+        "w.view(torch.int32)": w.view(torch.int32),
+        "w.detach()": w.detach(),
+        "(w * 1).detach_()": detached,
+        "w * 2 under no_grad": under_no_grad,
+        "h[:2] under no_grad": view_under_no_grad,
+        "w.data": w.data,
+    }
+
+
+@pytest.mark.parametrize("page", [PAGE, HOME])
+def test_a_leaf_is_a_tensor_without_a_recorded_operation(page):
+    """Sentence: 'A leaf is a tensor that autograd holds no recorded operation for (its grad_fn is None)'.
+    Before: 'a tensor no recorded operation produced' (index: 'that no recorded operation produced'),
+    which `(w * 1).detach_()` breaks: a recorded operation produced it, and it is a leaf. Counter-cases:
+    every way of making a tensor above, `is_leaf` against `grad_fn is None`."""
+    assert_on_page(page, "is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)")
+    broken = {
+        name: (t.is_leaf, t.grad_fn) for name, t in made_several_ways().items() if t.is_leaf != (t.grad_fn is None)
+    }
+    assert not broken
+
+
+@pytest.mark.parametrize("page", [PAGE, HOME])
+def test_the_result_of_a_recorded_operation_is_an_intermediate(page):
+    """Sentence: 'The result of an operation autograd records[, such as `w * 2`,] is an intermediate'.
+    Before: 'A tensor that autograd computes from one that requires grad is an intermediate' (and, on the
+    home page, 'Every tensor autograd computes from them'), which `w.argmax()`, `w.long()`,
+    `torch.zeros_like(w)` and the indices of `torch.max(w, 0)` break: computed from `w`, and leaves.
+    Counter-cases: the same; a recorded operation is one that leaves a grad_fn on its result."""
+    assert_on_page(page, "result of an operation autograd records")
+    for name, t in made_several_ways().items():
+        assert (t.grad_fn is not None) == (not t.is_leaf), name
+    w = torch.randn(4, requires_grad=True)
+    for t in (w.argmax(), w.long(), torch.zeros_like(w), torch.max(w, 0).indices):
+        assert t.is_leaf and not t.requires_grad
+
+
+@pytest.mark.parametrize("page", [PAGE, HOME])
+def test_backward_does_not_fill_an_intermediates_grad_unless_asked(page):
+    """Sentence: '`backward()` does not fill its `.grad` unless you ask it to'. Counter-cases: the two
+    ways of asking (`retain_grad()`, and `backward(inputs=[b])`, which calls `retain_grad()` for `b`: issue
+    20's counter-example to rule 4), and an intermediate off the loss's path that asked and still got
+    nothing filled."""
+    assert_on_page(page, "does not fill its `.grad` unless you ask it to")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    off_path = a * 5
+    off_path.retain_grad()
+    c = b * b
+    c.backward(retain_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert b.grad is None
+    c.backward(inputs=[b])
+    assert b.retains_grad and torch.equal(b.grad, torch.tensor(12.0))
+    assert off_path.grad is None
+    d = a * 3
+    d.retain_grad()
+    (d * d).backward()
+    assert torch.equal(d.grad, torch.tensor(12.0))
+
+
+def test_a_weight_handed_back_by_an_everyday_operation_keeps_no_grad():
+    """Sentence: 'Your weight's `.grad` is `None` when an everyday operation (`.to()`, `.view()`, `* 0.01`)
+    handed you an intermediate instead'. Counter-cases: each of the three, and `.to()` to where the
+    weight already is (which hands back the weight itself, a leaf, so its .grad is filled)."""
+    assert_on_page(PAGE, "Your weight's `.grad` is `None` when an everyday operation")
+    torch.manual_seed(0)
+    for make in (lambda w: w.to(torch.float64), lambda w: w.view(2, 2), lambda w: w * 0.01):
+        w = make(torch.randn(4, requires_grad=True))
+        (w**2).sum().backward()
+        assert not w.is_leaf
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert w.grad is None
+    same = torch.randn(4, requires_grad=True).to("cpu")
+    (same**2).sum().backward()
+    assert same.is_leaf and same.grad is not None
+
+
+def test_what_autograd_records_of_the_everyday_operations():
+    """Sentence: 'With grad mode on (outside `torch.no_grad()`), autograd records `.to()` to another
+    floating-point dtype or another device, `.view()` to another shape and `* 0.01` on a tensor that
+    requires grad, and what they return is an intermediate'. Counter-cases: `.to(torch.int64)` and
+    `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype, `torch.enable_grad()`
+    inside `no_grad()` (grad mode on: recorded), `inference_mode()` (grad mode off: not recorded)."""
+    assert_on_page(PAGE, "autograd records `.to()` to another floating-point dtype or another device")
+    w = torch.randn(4, requires_grad=True)
+    for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w * 0.01, w.to(torch.complex64)):
+        assert not t.is_leaf and t.grad_fn is not None
+    for t in (w.to(torch.int64), w.view(torch.int32), w.to(torch.bool)):
+        assert t.is_leaf and not t.requires_grad
+    with torch.no_grad():
+        with torch.enable_grad():
+            assert torch.is_grad_enabled() and not (w * 0.01).is_leaf
+        assert (w * 0.01).is_leaf
+    with torch.inference_mode():
+        assert not torch.is_grad_enabled() and (w * 0.01).is_leaf
+
+
+def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
+    """Sentence: 'To an integer or boolean dtype it records nothing: that copy is a leaf that cannot
+    require grad'. Before: '`.to(dtype)` copies, and records the copy: `ToCopyBackward0`', which
+    `w.to(torch.int64)` breaks. Counter-case: `requires_grad_()` on that copy."""
+    assert_on_page(
+        PAGE, "To an integer or boolean dtype it records nothing: that copy is a leaf that cannot require grad"
+    )
+    w = torch.randn(3, requires_grad=True)
+    for dtype in (torch.int64, torch.int8, torch.bool):
+        t = w.to(dtype)
+        assert t.is_leaf and t.grad_fn is None and not t.requires_grad
+        with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+            t.requires_grad_()
+
+
+def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
+    """Sentence: '`.view(2, 2)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own
+    [...], and so does arithmetic'. Before: '`.view()`', which `w.view(torch.int32)` breaks (a leaf).
+    Counter-cases: `w[:]`, a reshape that must copy, and arithmetic with no derivative (`w // 2`, whose
+    grad_fn raises only when backward reaches it)."""
+    assert_on_page(PAGE, "`.view(2, 2)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own")
+    w = torch.randn(4, requires_grad=True)
+    transposed = torch.randn(2, 3, requires_grad=True).t()
+    for t in (w.view(2, 2), w.reshape(2, 2), w[:2], w[:], transposed.reshape(6), w * 0.01, w % 1.0, w // 2):
+        assert t.grad_fn is not None and t.grad_fn is not w.grad_fn
+    assert w.view(torch.int32).grad_fn is None
+
+
+def test_to_where_the_tensor_is_returns_itself_unless_copy():
+    """Sentence: '`.to()` to the dtype and device the tensor has returns the tensor itself (without
+    `copy=True`)'. Before: '`.to()` to where the tensor already is returns the tensor itself', which
+    `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, `.to(other_tensor)` of the same dtype
+    and device, the same device with another dtype, the meta device with the same dtype."""
+    assert_on_page(
+        PAGE, "`.to()` to the dtype and device the tensor has returns the tensor itself (without `copy=True`)"
+    )
+    w = torch.randn(4, requires_grad=True)
+    assert w.to("cpu") is w and w.to(torch.float32) is w and w.to(torch.empty(1)) is w
+    for other in (w.to("cpu", copy=True), w.to(torch.float32, copy=True), w.to("cpu", torch.float64), w.to("meta")):
+        assert other is not w and not other.is_leaf
+
+
+def test_w2_is_already_a_leaf_before_requires_grad_():
+    """Sentence: 'The result is already a leaf, one that does not require grad; `requires_grad_()` only
+    sets its flag'. Before: 'then call `requires_grad_()`, which turns the result into a leaf in place'
+    (issue 20: false). Counter-case: the same tensor object before and after, `w0` requiring grad."""
+    assert_on_page(
+        PAGE, "The result is already a leaf, one that does not require grad; `requires_grad_()` only sets its flag"
+    )
+    w0 = torch.randn(3, requires_grad=True)
+    with torch.no_grad():
+        w2 = w0.to(torch.float64) * 0.01
+    before = (w2.is_leaf, w2.requires_grad, w2.grad_fn)
+    same = w2.requires_grad_()
+    assert before == (True, False, None)
+    assert same is w2 and w2.is_leaf and w2.requires_grad and w2.grad_fn is None
+
+
+def test_requires_grad_on_a_recorded_result_changes_nothing_and_raises_nothing():
+    """Sentence: '`requires_grad_()` on the result of a recorded operation changes nothing and raises
+    nothing'. Counter-cases: `.to()`, `* 0.01`, a view; and `requires_grad_(False)`, which is not
+    `requires_grad_()` and does raise."""
+    assert_on_page(PAGE, "`requires_grad_()` on the result of a recorded operation changes nothing and raises nothing")
+    w0 = torch.randn(4, requires_grad=True)
+    for t in (w0.to(torch.float64), w0 * 0.01, w0.view(2, 2)):
+        before = (t.is_leaf, t.requires_grad, t.grad_fn)
+        t.requires_grad_()
+        assert (t.is_leaf, t.requires_grad, t.grad_fn) == before
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        (w0 * 0.01).requires_grad_(False)
+
+
+def test_a_tensor_that_does_not_require_grad_is_a_leaf():
+    """Sentence: 'A tensor with `requires_grad=False` is a leaf too, even one computed from other tensors,
+    because nothing was recorded'. Counter-cases: results computed under `no_grad()`, integer results of
+    a tensor that requires grad, `.data`, `detach()`, `detach_()` of an intermediate."""
+    assert_on_page(PAGE, "A tensor with `requires_grad=False` is a leaf too, even one computed from other tensors")
+    for name, t in made_several_ways().items():
+        if not t.requires_grad:
+            assert t.is_leaf, name
+
+
+def test_being_a_leaf_does_not_mean_getting_a_gradient():
+    """Sentence: 'Being a leaf says where a tensor sits in the graph, not that it will get a gradient'.
+    Counter-cases tried for the opposite (a leaf that gets one always): a leaf off the loss's path, a
+    frozen parameter, a leaf left out of `inputs=`."""
+    assert_on_page(PAGE, "Being a leaf says where a tensor sits in the graph, not that it will get a gradient")
+    a, off_path, left_out = (torch.tensor(2.0, requires_grad=True) for _ in range(3))
+    frozen = nn.Parameter(torch.tensor(1.0), requires_grad=False)
+    (a * frozen * left_out).backward(inputs=[a])
+    assert a.grad is not None
+    assert off_path.grad is None and frozen.grad is None and left_out.grad is None
+    assert all(t.is_leaf for t in (a, off_path, frozen, left_out))
+
+
+def test_a_recorded_operation_gives_a_non_leaf_with_a_grad_fn():
+    """Sentence: 'The result of a recorded operation is a non-leaf, with a `grad_fn`'. Counter-case: an
+    operation with two outputs, one recorded (`values`) and one not (`indices`): the words hold for the
+    recorded one."""
+    assert_on_page(PAGE, "The result of a recorded operation is a non-leaf, with a `grad_fn`")
+    w = torch.randn(3, 4, requires_grad=True)
+    values, indices = w.max(dim=1)
+    assert not values.is_leaf and values.grad_fn is not None
+    assert indices.is_leaf and indices.grad_fn is None
+
+
+def test_an_everyday_operation_makes_a_weight_an_intermediate_on_the_home_page():
+    """Sentence (home): 'A weight scaled, or moved to another device, after it was created, while autograd
+    records, is an intermediate'. Before: 'A weight that you scaled or moved after creating it is such an
+    intermediate'. Counter-cases: scaled under `no_grad()`, moved to the device it is on (both leaves)."""
+    assert_on_page(
+        HOME,
+        "A weight scaled, or moved to another device, after it was created, while autograd records, is an intermediate",
+    )
+    w = torch.ones(2, requires_grad=True)
+    assert not (w * 0.5).is_leaf and not w.to("meta").is_leaf
+    with torch.no_grad():
+        assert (w * 0.5).is_leaf
+    assert w.to("cpu").is_leaf
