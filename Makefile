@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test update-outputs bench lock venv uv-settings clean
+.PHONY: serve build test update-outputs drift-report bench lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -40,9 +40,18 @@ build: $(INSTALLED)
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -n auto --dist loadgroup
 
-# Re-record every example's expected output (snippets/**/*.out) after a deliberate change.
+# Re-record every example's expected output (snippets/**/*.out) after a deliberate change;
+# `make update-outputs SNIPPET=snippets/faq/in_place.py` records just that one (a folder: those under it).
 update-outputs: $(INSTALLED)
-	$(BIN)/python -m fieldnotes.record
+	$(BIN)/python -m fieldnotes.record $(SNIPPET)
+
+# What another torch changes, recording nothing: `make drift-report TORCH=2.14.1` (or a wheel's path)
+# installs it with the rest of the lock into .cache/drift-report/ (DRIFT_ENV=DIR: elsewhere), runs every
+# example and the exercise under it, prints and writes the report (DRIFT_JSON=FILE), exits 1 on a drift.
+drift-report: $(INSTALLED)
+	@test -n "$(TORCH)" || { echo "usage: make drift-report TORCH=VERSION (or a wheel's path)" >&2; exit 2; }
+	$(BIN)/python -m fieldnotes.drift_report --torch $(TORCH) $(if $(DRIFT_ENV),--env $(DRIFT_ENV)) \
+		$(if $(DRIFT_JSON),--json $(DRIFT_JSON))
 
 # Build and page costs as ratios to baselines measured in the same run (not part of `make test`).
 # `make bench BENCH="--runs 5 --lighthouse"` passes options (bench/bench.py --help).

@@ -58,7 +58,7 @@ def drift(example: Example, run: Run) -> str | None:
         return (
             f"{example.snippet} has no recorded output ({example.recorded_path} is missing).\n"
             f"It printed:\n{_indent(run.output)}\n"
-            f"If that is right, record it with: {RECORD_COMMAND}"
+            f"If that is right, record it with: {record_command(example)}"
         )
     if run.output == recorded:
         return None
@@ -77,8 +77,13 @@ def drift(example: Example, run: Run) -> str | None:
     return (
         f"{headline}\n{_indent(''.join(diff))}\n"
         f"If the new output is intended (say, after a torch upgrade), re-record it with: "
-        f"{RECORD_COMMAND}, and review the diff of {example.recorded_path}."
+        f"{record_command(example)}, and review the diff of {example.recorded_path}."
     )
+
+
+def record_command(example: Example) -> str:
+    """The command that records just this example."""
+    return f"{RECORD_COMMAND} SNIPPET={example.snippet}"
 
 
 def _indent(text: str) -> str:

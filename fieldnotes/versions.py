@@ -1,0 +1,140 @@
+"""What the committed drift reports (versions/*.json, written by fieldnotes.drift_report) say, for the site.
+
+A report keeps, for each example, the digest of its code when it ran and what it printed. Everything
+here is worked out at build time from that and the current files: an example whose code changed since
+a report is "not run under X since it changed" (never the old verdict), and one that printed differently
+is compared with today's recorded output, so re-recording an output updates the verdict too.
+No MkDocs import: the plugin calls `note_html` beside each output and `page_markdown` for the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from fieldnotes.drift_report import EXERCISE, classify, content_key
+
+REPORTS_DIR = "versions"
+PAGE = "versions.md"
+MARKER = "<!-- fieldnotes: versions table -->"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    torch: str
+    status: str
+    """"same", "source-location", "behaviour", "changed" (code changed since the report) or "not run"."""
+    changes: tuple[str, ...] = ()
+    diff: str = ""
+
+    @property
+    def words(self) -> str:
+        if self.status == "same":
+            return "prints the same"
+        if self.status == "source-location":
+            return "prints differently: only torch's C++ source locations"
+        if self.status == "behaviour":
+            return "prints differently: " + ", ".join(self.changes)
+        if self.status == "changed":
+            return f"not run under torch {self.torch} since it changed"
+        return f"not run under torch {self.torch}"
+
+
+def reports(root: Path) -> list[dict]:
+    """The committed reports, oldest torch first."""
+    files = sorted((root / REPORTS_DIR).glob("*.json"))
+    return _load(tuple((str(f), f.stat().st_mtime_ns) for f in files))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(files: tuple[tuple[str, int], ...]) -> list[dict]:
+    loaded = [json.loads(Path(name).read_text(encoding="utf-8")) for name, _ in files]
+    return sorted(loaded, key=lambda r: [int(p) if p.isdigit() else 0 for p in r["torch_version"].split(".")])
+
+
+def verdict(root: Path, report: dict, snippet: str) -> Verdict:
+    torch = report["torch_version"]
+    entry = report["examples"].get(snippet)
+    if entry is None:
+        return Verdict(torch, "not run")
+    if entry["content_key"] != content_key(root, snippet):
+        return Verdict(torch, "changed")
+    recorded_path = root / Path(snippet).with_suffix(".out")
+    if not recorded_path.exists():
+        return Verdict(torch, "not run")
+    recorded = recorded_path.read_text(encoding="utf-8")
+    drift = classify(
+        snippet,
+        recorded,
+        entry["output"],
+        raised=entry["exit_code"] != 0,
+        reference_raised="Traceback (most recent call last):" in recorded,
+    )
+    return Verdict(torch, drift.verdict, tuple(drift.changes), drift.diff)
+
+
+def note_html(root: Path, snippet: str, versions_url: str) -> str:
+    """Beside an example's output: each torch of a report under which it prints differently, with the diff."""
+    notes = []
+    for report in reports(root):
+        found = verdict(root, report, snippet)
+        if found.status in ("source-location", "behaviour"):
+            notes.append(
+                f'<details class="note fieldnotes-version"><summary>Under torch {html.escape(found.torch)} '
+                f"this example {html.escape(found.words)} (see <a href=\"{versions_url}\">Torch versions</a>)"
+                f"</summary><pre><code>{html.escape(found.diff)}</code></pre></details>"
+            )
+    return "".join(notes)
+
+
+def page_markdown(root: Path, markdown: str, snippets_by_page: dict[str, list[str]], pinned: str) -> str:
+    """The versions page: the marker replaced by a summary per torch and a table of every example."""
+    if MARKER not in markdown:
+        return markdown
+    found = reports(root)
+    examples = [(page, snippet) for page, snippets in snippets_by_page.items() for snippet in snippets]
+    lines = []
+    for report in found:
+        counts: dict[str, int] = {}
+        for _, snippet in examples:
+            status = verdict(root, report, snippet).status
+            counts[status] = counts.get(status, 0) + 1
+        exercise = report.get("exercise")
+        exercise_words = (
+            f"; the exercise (`{EXERCISE}`, against {exercise['reference']}): {_exercise_words(root, report)}"
+            if exercise
+            else ""
+        )
+        lines.append(
+            f"- **torch {report['torch_version']}** (`{report['torch']}`, Python {report['python']}): "
+            f"{counts.get('same', 0)} examples print the same, "
+            f"{counts.get('source-location', 0)} differ only in torch's C++ source locations, "
+            f"{counts.get('behaviour', 0)} in behaviour, "
+            f"{counts.get('changed', 0) + counts.get('not run', 0)} not run under it since they changed"
+            f"{exercise_words}."
+        )
+    if not found:
+        lines.append("- No report is committed yet.")
+    header = "| Example | Page | " + " | ".join(f"torch {r['torch_version']}" for r in found) + " |"
+    rule = "| --- | --- | " + " | ".join("---" for _ in found) + " |"
+    rows = [header, rule]
+    for page, snippet in examples:
+        cells = [verdict(root, r, snippet).words for r in found]
+        page_link = f"[{page.removesuffix('.md')}]({page})"
+        rows.append(f"| `{snippet}` | {page_link} | " + " | ".join(cells) + " |")
+    table = "\n".join(lines) + "\n\n" + "\n".join(rows) + "\n"
+    return markdown.replace(MARKER, table).replace("{{ pinned_torch }}", pinned)
+
+
+def _exercise_words(root: Path, report: dict) -> str:
+    exercise = report["exercise"]
+    if exercise["content_key"] != content_key(root, EXERCISE):
+        return f"not run under torch {report['torch_version']} since it changed"
+    if exercise["verdict"] == "same":
+        return "prints the same"
+    if exercise["verdict"] == "source-location":
+        return "differs only in torch's C++ source locations"
+    return "prints differently: " + ", ".join(exercise["changes"])
