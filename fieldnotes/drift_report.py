@@ -76,16 +76,24 @@ class Drift:
     diff: str = ""
 
 
-def classify(name: str, reference: str, output: str, *, raised: bool = False, reference_raised: bool = False) -> Drift:
-    """How `output` (printed under the other torch) differs from `reference`."""
+def classify(
+    name: str,
+    reference: str,
+    output: str,
+    *,
+    raised: bool = False,
+    reference_raised: bool = False,
+    labels: tuple[str, str] = ("reference", "other torch"),
+) -> Drift:
+    """How `output` (printed under the other torch) differs from `reference`; `labels` head the diff."""
     if output == reference and raised == reference_raised:
         return Drift(name, "same")
     diff = "".join(
         difflib.unified_diff(
             reference.splitlines(keepends=True),
             output.splitlines(keepends=True),
-            fromfile=f"{name} (reference)",
-            tofile=f"{name} (other torch)",
+            fromfile=labels[0],
+            tofile=labels[1],
         )
     )
     if without_source_locations(output) == without_source_locations(reference) and raised == reference_raised:
@@ -114,10 +122,10 @@ def behaviour_changes(reference: str, output: str, raised: bool, reference_raise
         for old, new in zip(old_lines[a1:a2], new_lines[b1:b2], strict=False):
             if old == new:
                 continue
+            if _GRAD_FN.sub("", old) == _GRAD_FN.sub("", new):
+                continue  # counted above
             if _NUMBER.sub("N", old) == _NUMBER.sub("N", new):
                 kind = "a number"
-            elif _GRAD_FN.sub("", old) == _GRAD_FN.sub("", new):
-                continue  # counted above
             else:
                 kind = "a message"
             if kind not in changes:
@@ -142,7 +150,10 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
         # A recorded traceback is the example's behaviour: raising is a drift only when the record shows none.
         reference_raised = "Traceback (most recent call last):" in recorded
         raised = run["exit_code"] != 0
-        drifts.append(classify(snippet, recorded, run["output"], raised=raised, reference_raised=reference_raised))
+        labels = (f"{recorded_path.relative_to(root)} (recorded)", f"{snippet} (printed by torch {collected['torch']})")
+        drifts.append(
+            classify(snippet, recorded, run["output"], raised=raised, reference_raised=reference_raised, labels=labels)
+        )
     exercise = collected.get("exercise")
     if exercise is not None and exercise_reference is not None:
         drifts.append(
@@ -152,6 +163,10 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
                 exercise["output"],
                 raised=exercise["exit_code"] != 0,
                 reference_raised=exercise_reference["exit_code"] != 0,
+                labels=(
+                    f"{EXERCISE} (under torch {exercise_reference['torch']})",
+                    f"{EXERCISE} (under torch {exercise['torch']})",
+                ),
             )
         )
     return drifts
@@ -192,7 +207,9 @@ def report_json(collected: dict, drifts: list[Drift], exercise_reference: dict |
 
 
 def report_text(report: dict, drifts: list[Drift]) -> str:
-    counts = {verdict: sum(d.verdict == verdict for d in drifts) for verdict in ("same", "source-location", "behaviour")}
+    counts = {
+        verdict: sum(d.verdict == verdict for d in drifts) for verdict in ("same", "source-location", "behaviour")
+    }
     lines = [
         f"Drift report: torch {report['torch']} (pinned: {report['pinned_torch']}), Python {report['python']}",
         f"{len(drifts)} runs: {counts['same']} same, {counts['source-location']} differ only in torch's source "
@@ -268,7 +285,12 @@ def run_exercise(root: Path, python: str) -> dict:
     version = subprocess.run(
         [python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
     ).stdout.strip()
-    return {"output": output, "exit_code": done.returncode, "torch": version, "content_key": content_key(root, EXERCISE)}
+    return {
+        "output": output,
+        "exit_code": done.returncode,
+        "torch": version,
+        "content_key": content_key(root, EXERCISE),
+    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -393,7 +415,13 @@ def main(argv: list[str] | None = None) -> int:
     reference = None if args.no_exercise else run_exercise(root, sys.executable)
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
+    from fieldnotes.versions import version_sentences  # it reads these reports: imported late
+
+    sentences = version_sentences(root, collected["torch_version"])
     print(report_text(report, drifts))
+    if sentences:
+        print(f"\nSentences that name another torch than {collected['torch_version']}: check them after upgrading.")
+        print("\n".join(f"  {path}:{line}: {text}" for path, line, text in sentences))
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"\nreport written to {report_path}")

@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from fieldnotes import cache, graph_fence, lazy_imports, pages, runner, search_entries
+from fieldnotes import cache, graph_fence, lazy_imports, pages, runner, search_entries, versions
 from fieldnotes.code_spans import drop_plain_token_spans
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, find_examples, torch_version
@@ -51,7 +51,7 @@ _CODE = cache.code_digest(__file__)
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_config(self, config):
-        require_pinned_torch()
+        require_pinned_torch(Path(config.config_file_path).parent)
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         # mkdocs-jupyter's cache key covers the notebook and its settings, not what is installed:
@@ -150,6 +150,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def on_page_markdown(self, markdown, *, page, config, files):
         self.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         self.page_source = page.file.content_string  # with its front matter: line numbers as in the editor
+        self.page_url = page.url
+        if page.file.src_uri == versions.PAGE:  # the table of committed drift reports
+            by_page = {f.src_uri: snippets_of(f.content_string) for f in files.documentation_pages()}
+            markdown = versions.page_markdown(self.root, markdown, by_page, torch_version())
         notebook = self.notebooks.get(page.file.src_uri)
         if notebook:
             link = posixpath.relpath(notebook, posixpath.dirname(page.file.src_uri) or ".")
@@ -170,8 +174,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             recorded = example.recorded()
             if recorded is None or text not in recorded:
                 log.warning(
-                    f"{self.page_path}: the page claims {example.snippet} prints `{text}`, "
-                    f"but its recorded output {example.recorded_path} does not contain it."
+                    f"{self.page_path}:{self._claim_line(claim['snippet'], text)}: the page claims {example.snippet} "
+                    f"prints `{text}`, but its recorded output {example.recorded_path} does not contain it. "
+                    f"Edit the sentence to what the example prints, or re-check the example."
                 )
 
         # Each executed block's title names its snippet file: make it the download link of that file.
@@ -198,8 +203,13 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             # The warning fails a strict build; the page (written all the same, and served by `make serve`)
             # says what is wrong instead of showing an output nobody recorded.
             log.warning(f"{self.page_path}:{self._line_of(example.snippet)}: {problem}")
-            return _problem_block(example, problem)
-        return self._rendered(source, output, options, md)
+            # The code stays above the diff (and its title keeps the id the API index links to).
+            block = _problem_block(example, problem)
+            shown = {**options, "html": True}
+            run = lambda *_, **__: block  # noqa: E731 - markdown-exec's `run` callback
+            return str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **shown))
+        note = versions.note_html(self.root, example.snippet, get_relative_url("versions/", self.page_url))
+        return self._rendered(source, output, options, md) + note
 
     def _rendered(self, source: str, output: str, options: dict, md) -> str:
         """The block's HTML as markdown-exec renders it (a new Markdown converter per block: a quarter of a
@@ -226,6 +236,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         except runner.SnippetTimeout as timeout:
             return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
         return run.output, drift(example, run)
+
+    def _claim_line(self, snippet: str, text: str) -> int:
+        """The claim's line in the page's source: the one naming its snippet and its text, else its snippet."""
+        named = f'data-out="{snippet}"'
+        lines = [(n, line) for n, line in enumerate(self.page_source.splitlines(), start=1) if named in line]
+        return next((n for n, line in lines if f"`{text}`" in line), lines[0][0] if lines else 0)
 
     def _line_of(self, snippet: str) -> int:
         for number, line in enumerate(self.page_source.splitlines(), start=1):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import functools
 import html
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from fieldnotes.drift_report import EXERCISE, classify, content_key
+from fieldnotes.examples import find_examples
 
 REPORTS_DIR = "versions"
 PAGE = "versions.md"
@@ -72,6 +74,7 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
         entry["output"],
         raised=entry["exit_code"] != 0,
         reference_raised="Traceback (most recent call last):" in recorded,
+        labels=(f"{recorded_path.relative_to(root)} (recorded)", f"{snippet} (printed by torch {torch})"),
     )
     return Verdict(torch, drift.verdict, tuple(drift.changes), drift.diff)
 
@@ -84,7 +87,7 @@ def note_html(root: Path, snippet: str, versions_url: str) -> str:
         if found.status in ("source-location", "behaviour"):
             notes.append(
                 f'<details class="note fieldnotes-version"><summary>Under torch {html.escape(found.torch)} '
-                f"this example {html.escape(found.words)} (see <a href=\"{versions_url}\">Torch versions</a>)"
+                f'this example {html.escape(found.words)} (see <a href="{versions_url}">Torch versions</a>)'
                 f"</summary><pre><code>{html.escape(found.diff)}</code></pre></details>"
             )
     return "".join(notes)
@@ -95,11 +98,15 @@ def page_markdown(root: Path, markdown: str, snippets_by_page: dict[str, list[st
     if MARKER not in markdown:
         return markdown
     found = reports(root)
-    examples = [(page, snippet) for page, snippets in snippets_by_page.items() for snippet in snippets]
+    pages_of: dict[str, list[str]] = {}
+    for page, snippets in snippets_by_page.items():
+        for snippet in dict.fromkeys(snippets):
+            pages_of.setdefault(snippet, []).append(page)
+    examples = [e.snippet for e in find_examples(root)]
     lines = []
     for report in found:
         counts: dict[str, int] = {}
-        for _, snippet in examples:
+        for snippet in examples:
             status = verdict(root, report, snippet).status
             counts[status] = counts.get(status, 0) + 1
         exercise = report.get("exercise")
@@ -118,13 +125,13 @@ def page_markdown(root: Path, markdown: str, snippets_by_page: dict[str, list[st
         )
     if not found:
         lines.append("- No report is committed yet.")
-    header = "| Example | Page | " + " | ".join(f"torch {r['torch_version']}" for r in found) + " |"
+    header = "| Example | Shown on | " + " | ".join(f"torch {r['torch_version']}" for r in found) + " |"
     rule = "| --- | --- | " + " | ".join("---" for _ in found) + " |"
     rows = [header, rule]
-    for page, snippet in examples:
+    for snippet in examples:
         cells = [verdict(root, r, snippet).words for r in found]
-        page_link = f"[{page.removesuffix('.md')}]({page})"
-        rows.append(f"| `{snippet}` | {page_link} | " + " | ".join(cells) + " |")
+        shown_on = ", ".join(f"[{page.removesuffix('.md')}]({page})" for page in pages_of.get(snippet, []))
+        rows.append(f"| `{snippet}` | {shown_on} | " + " | ".join(cells) + " |")
     table = "\n".join(lines) + "\n\n" + "\n".join(rows) + "\n"
     return markdown.replace(MARKER, table).replace("{{ pinned_torch }}", pinned)
 
@@ -138,3 +145,27 @@ def _exercise_words(root: Path, report: dict) -> str:
     if exercise["verdict"] == "source-location":
         return "differs only in torch's C++ source locations"
     return "prints differently: " + ", ".join(exercise["changes"])
+
+
+# A sentence that names a torch version ("On torch 2.13 a full backward hook ... does fire") was true of
+# that torch: once the pin moves, it must be checked again. The suite fails on every one that names
+# another version than the pin (tests/test_torch_upgrade.py), and the drift report lists them.
+_NAMED_VERSION = re.compile(r"\b(?:torch|PyTorch)\s+v?(?P<version>\d+\.\d+(?:\.\d+)?)")
+PROSE = ("docs/**/*.md", "docs/exercise/*.py", "README.md")
+
+
+def version_sentences(root: Path, pinned: str) -> list[tuple[str, int, str]]:
+    """Each line of the prose that names a torch version other than `pinned` (2.13 matches 2.13.0)."""
+    pinned_release = pinned.split("+")[0].split(".")
+    found = []
+    for pattern in PROSE:
+        for path in sorted(root.glob(pattern)):
+            if path.relative_to(root).as_posix() == f"docs/{PAGE}":
+                continue  # written from the reports
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                for match in _NAMED_VERSION.finditer(line):
+                    named = match["version"].split(".")
+                    if named != pinned_release[: len(named)]:
+                        found.append((path.relative_to(root).as_posix(), number, line.strip()))
+                        break
+    return found
