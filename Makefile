@@ -47,7 +47,8 @@ update-outputs: $(INSTALLED)
 
 # What another torch changes, recording nothing: `make drift-report TORCH=2.14.1` (or a wheel's path)
 # installs it with the rest of the lock into .cache/drift-report/ (DRIFT_ENV=DIR: elsewhere), runs every
-# example and the exercise under it, prints and writes the report (DRIFT_JSON=FILE), exits 1 on a drift.
+# example and the exercise under it, prints and writes the report (DRIFT_JSON=FILE); on a drift the report
+# exits 1 (and make, as for any failed recipe, 2).
 drift-report: $(INSTALLED)
 	@test -n "$(TORCH)" || { echo "usage: make drift-report TORCH=VERSION (or a wheel's path)" >&2; exit 2; }
 	$(BIN)/python -m fieldnotes.drift_report --torch $(TORCH) $(if $(DRIFT_ENV),--env $(DRIFT_ENV)) \

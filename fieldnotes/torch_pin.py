@@ -48,8 +48,8 @@ def check_torch(root: Path | None = None) -> Version:
     if installed.release != pinned.release:
         newer = "newer" if installed.release > pinned.release else "older"
         raise TorchMismatch(
-            f"torch {installed} is installed, {newer} than torch {pinned}, which pyproject.toml pins and the "
-            f"examples are recorded with. " + advice(pinned)
+            f"torch {installed} is installed but the examples are recorded with torch {pinned} (pyproject.toml's "
+            f"pin; the installed one is {newer}). " + advice(pinned)
         )
     return installed
 
