@@ -24,247 +24,53 @@ says "not run under X since it changed" for an example whose code changed since.
 from __future__ import annotations
 
 import argparse
-import difflib
-import hashlib
 import json
 import os
 import platform
-import re
-import shlex
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
-EXERCISE = "docs/exercise/vanishing_gradients.py"
-ENVS_DIR = ".cache/drift-report"
-LOCK_FILE = "requirements.lock"
+from fieldnotes.drift_classify import EXERCISE, compare, content_key, report_json, report_text
+from fieldnotes.drift_env import ENVS_DIR, ensure_environment, environment_dir
+
 EXERCISE_TIMEOUT = 300.0
-
-# torch's C++ source file and line, as its warnings name them: ".../TensorBody.h:493".
-_SOURCE_LOCATION = re.compile(r"[\w./\\-]*\.(?:h|hpp|c|cc|cpp|cu|cuh):\d+")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_GRAD_FN = re.compile(r"grad_fn=<(\w+)>")
-_WARNING = re.compile(r"\b\w*Warning: ")
-
-
-# --------------------------------------------------------------------------------------------------
-# Comparing and classifying (pure: the tests call these directly)
-
-
-def content_key(root: Path, snippet: str) -> str:
-    """The digest of what an example runs: its file and the helpers beside it (`_*.py`)."""
-    path = root / snippet
-    digest = hashlib.sha256(path.read_bytes())
-    for helper in sorted(path.parent.glob("_*.py")):
-        digest.update(helper.name.encode() + b"\0" + helper.read_bytes())
-    return digest.hexdigest()
-
-
-def without_source_locations(text: str) -> str:
-    return _SOURCE_LOCATION.sub("<torch source>", text)
-
-
-@dataclass
-class Drift:
-    name: str
-    verdict: str
-    """"same", "source-location" or "behaviour"."""
-    changes: list[str] = field(default_factory=list)
-    """For a behaviour drift: what changed ("a number", "a grad_fn name", "a warning added", ...)."""
-    diff: str = ""
-
-
-def classify(
-    name: str,
-    reference: str,
-    output: str,
-    *,
-    raised: bool = False,
-    reference_raised: bool = False,
-    labels: tuple[str, str] = ("reference", "other torch"),
-) -> Drift:
-    """How `output` (printed under the other torch) differs from `reference`; `labels` head the diff."""
-    if output == reference and raised == reference_raised:
-        return Drift(name, "same")
-    diff = "".join(
-        difflib.unified_diff(
-            reference.splitlines(keepends=True),
-            output.splitlines(keepends=True),
-            fromfile=labels[0],
-            tofile=labels[1],
-        )
-    )
-    if without_source_locations(output) == without_source_locations(reference) and raised == reference_raised:
-        return Drift(name, "source-location", diff=diff)
-    return Drift(name, "behaviour", behaviour_changes(reference, output, raised, reference_raised), diff)
-
-
-def behaviour_changes(reference: str, output: str, raised: bool, reference_raised: bool) -> list[str]:
-    changes = []
-    if raised != reference_raised:
-        changes.append("an exception raised" if raised else "an exception gone")
-    old_warnings = [w for w in reference.splitlines() if _WARNING.search(w)]
-    new_warnings = [w for w in output.splitlines() if _WARNING.search(w)]
-    if len(new_warnings) > len(old_warnings):
-        changes.append("a warning added")
-    if len(new_warnings) < len(old_warnings):
-        changes.append("a warning gone")
-    if _GRAD_FN.findall(reference) != _GRAD_FN.findall(output):
-        changes.append("a grad_fn name")
-    old_lines = without_source_locations(reference).splitlines()
-    new_lines = without_source_locations(output).splitlines()
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        if tag != "replace":
-            continue
-        for old, new in zip(old_lines[a1:a2], new_lines[b1:b2], strict=False):
-            if old == new:
-                continue
-            if _GRAD_FN.sub("", old) == _GRAD_FN.sub("", new):
-                continue  # counted above
-            if _NUMBER.sub("N", old) == _NUMBER.sub("N", new):
-                kind = "a number"
-            else:
-                kind = "a message"
-            if kind not in changes:
-                changes.append(kind)
-    if not changes:
-        changes.append("a line added or gone")
-    return changes
-
-
-def compare(root: Path, collected: dict, exercise_reference: dict | None) -> list[Drift]:
-    """Each example's run (and the exercise's) against its reference, in the order collected."""
-    drifts = []
-    for snippet, run in collected["examples"].items():
-        recorded_path = root / Path(snippet).with_suffix(".out")
-        if run.get("timed_out"):
-            drifts.append(Drift(snippet, "behaviour", ["timed out"], run["output"]))
-            continue
-        if not recorded_path.exists():
-            drifts.append(Drift(snippet, "behaviour", ["no recorded output"], run["output"]))
-            continue
-        recorded = recorded_path.read_text(encoding="utf-8")
-        # A recorded traceback is the example's behaviour: raising is a drift only when the record shows none.
-        reference_raised = "Traceback (most recent call last):" in recorded
-        raised = run["exit_code"] != 0
-        labels = (f"{recorded_path.relative_to(root)} (recorded)", f"{snippet} (printed by torch {collected['torch']})")
-        drifts.append(
-            classify(snippet, recorded, run["output"], raised=raised, reference_raised=reference_raised, labels=labels)
-        )
-    exercise = collected.get("exercise")
-    if exercise is not None and exercise_reference is not None:
-        drifts.append(
-            classify(
-                EXERCISE,
-                exercise_reference["output"],
-                exercise["output"],
-                raised=exercise["exit_code"] != 0,
-                reference_raised=exercise_reference["exit_code"] != 0,
-                labels=(
-                    f"{EXERCISE} (under torch {exercise_reference['torch']})",
-                    f"{EXERCISE} (under torch {exercise['torch']})",
-                ),
-            )
-        )
-    return drifts
-
-
-def report_json(collected: dict, drifts: list[Drift], exercise_reference: dict | None) -> dict:
-    verdicts = {d.name: d for d in drifts}
-    examples = {}
-    for snippet, run in collected["examples"].items():
-        d = verdicts[snippet]
-        examples[snippet] = {
-            "content_key": run["content_key"],
-            "verdict": d.verdict,
-            "changes": d.changes,
-            "exit_code": run["exit_code"],
-            "output": run["output"],
-            "diff": d.diff,
-        }
-    report = {
-        "torch": collected["torch"],
-        "torch_version": collected["torch_version"],
-        "python": collected["python"],
-        "pinned_torch": collected["pinned_torch"],
-        "drifted": sum(d.verdict != "same" for d in drifts),
-        "examples": examples,
-    }
-    if EXERCISE in verdicts:
-        d = verdicts[EXERCISE]
-        report["exercise"] = {
-            "path": EXERCISE,
-            "content_key": collected["exercise"]["content_key"],
-            "reference": f"its run as a script under the pinned torch ({exercise_reference['torch']})",
-            "verdict": d.verdict,
-            "changes": d.changes,
-            "diff": d.diff,
-        }
-    return report
-
-
-def report_text(report: dict, drifts: list[Drift]) -> str:
-    counts = {
-        verdict: sum(d.verdict == verdict for d in drifts) for verdict in ("same", "source-location", "behaviour")
-    }
-    lines = [
-        f"Drift report: torch {report['torch']} (pinned: {report['pinned_torch']}), Python {report['python']}",
-        f"{len(drifts)} runs: {counts['same']} same, {counts['source-location']} differ only in torch's source "
-        f"locations, {counts['behaviour']} in behaviour.",
-    ]
-    for d in drifts:
-        if d.verdict == "same":
-            continue
-        what = "only torch's C++ source locations" if d.verdict == "source-location" else ", ".join(d.changes)
-        lines.append(f"\n{d.verdict:15} {d.name}: {what}")
-        lines += [f"    {line}" for line in d.diff.splitlines()]
-    if not any(d.verdict != "same" for d in drifts):
-        lines.append("Nothing drifts.")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------------------------------
-# Running (under the torch being tried: `--collect`, in the other environment)
 
 
 def collect(root: Path, only: list[str] | None = None, exercise: bool = True) -> dict:
     """Run every example (and the exercise) under the torch installed here; what each printed."""
     import importlib.metadata
 
+    import torch
+
     from fieldnotes import runner
     from fieldnotes.examples import find_examples
+    from fieldnotes.jobs import Scheduler
     from fieldnotes.record import timeouts
     from fieldnotes.torch_pin import pinned_torch
 
-    runner.start_server()
     examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
     limits, default = timeouts(root)
-    from concurrent.futures import ThreadPoolExecutor
-
-    def run(example) -> dict:
+    scheduler = Scheduler(root)
+    futures = [scheduler.submit(e.snippet, limits.get(e.snippet, default)) for e in examples]
+    scheduler.close()
+    runs = {}
+    for example, future in zip(examples, futures, strict=True):
         try:
-            done = runner.run_snippet(root, example.snippet, limits.get(example.snippet, default))
-            return {"output": done.output, "exit_code": done.exit_code}
+            done = future.result()
+            run = {"output": done.output, "exit_code": done.exit_code}
         except runner.SnippetTimeout as timeout:
-            return {"output": f"{timeout}\n{timeout.partial_output}", "exit_code": -1, "timed_out": True}
-
-    with ThreadPoolExecutor(max_workers=runner.JOBS) as pool:
-        runs = list(pool.map(run, examples))
-    import torch
-
+            run = {"output": f"{timeout}\n{timeout.partial_output}", "exit_code": -1, "timed_out": True}
+        runs[example.snippet] = {**run, "content_key": content_key(root, example.snippet)}
     collected = {
         "torch": torch.__version__,
         "torch_version": importlib.metadata.version("torch"),
         "python": platform.python_version(),
         "pinned_torch": str(pinned_torch(root)),
-        "examples": {
-            e.snippet: {**r, "content_key": content_key(root, e.snippet)} for e, r in zip(examples, runs, strict=True)
-        },
+        "examples": runs,
     }
-    if exercise:
+    if exercise and (root / EXERCISE).exists():
         collected["exercise"] = run_exercise(root, sys.executable)
     return collected
 
@@ -291,82 +97,6 @@ def run_exercise(root: Path, python: str) -> dict:
         "torch": version,
         "content_key": content_key(root, EXERCISE),
     }
-
-
-# --------------------------------------------------------------------------------------------------
-# The environment of the torch being tried
-
-
-def torch_requirement(torch: str) -> str:
-    """`2.14.1` -> `torch==2.14.1`; a wheel's path stays a path (made absolute)."""
-    if torch.endswith(".whl") or os.sep in torch:
-        return str(Path(torch).resolve())
-    return f"torch=={torch}"
-
-
-def environment_dir(root: Path, torch: str) -> Path:
-    name = Path(torch).name.removesuffix(".whl") if torch.endswith(".whl") else f"torch-{torch}"
-    return root / ENVS_DIR / re.sub(r"[^\w.+-]", "_", name)
-
-
-def pip_settings(python: str = sys.executable) -> dict[str, str]:
-    """pip's configuration as `pip config list` shows it (files and PIP_* variables): key -> value."""
-    done = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True, text=True)
-    settings = {}
-    for line in done.stdout.splitlines():
-        key, _, value = line.partition("=")
-        # "global.find-links" or ":env:.find-links": the variables outrank the files, and come first.
-        name = key.rsplit(".", 1)[-1]
-        settings.setdefault(name, value.strip().strip("'\""))
-    return settings
-
-
-def uv_arguments(settings: dict[str, str]) -> list[str]:
-    """The options that make uv look where pip looks (uv reads no pip configuration)."""
-    arguments = []
-    if "index-url" in settings:
-        arguments += ["--default-index", settings["index-url"]]
-    for url in settings.get("extra-index-url", "").split():
-        arguments += ["--index", url]
-    for folder in settings.get("find-links", "").split():
-        arguments += ["--find-links", folder]
-    for constraints in settings.get("constraint", "").split():
-        arguments += ["--constraints", constraints]
-    if arguments:
-        # As pip does: the best version from any index or folder (uv's default stops at the first index).
-        arguments += ["--index-strategy", "unsafe-best-match"]
-    return arguments
-
-
-def lock_without_torch(root: Path) -> str:
-    lines = (root / LOCK_FILE).read_text(encoding="utf-8").splitlines()
-    return "\n".join(line for line in lines if not re.match(r"torch\s*==", line)) + "\n"
-
-
-def ensure_environment(root: Path, torch: str, folder: Path, uv: str) -> Path:
-    """An environment with `torch` and the rest of the lock in `folder`; reused while those are unchanged."""
-    python = folder / "bin" / "python"
-    requirement = torch_requirement(torch)
-    wanted = hashlib.sha256((requirement + "\n" + lock_without_torch(root)).encode()).hexdigest()
-    stamp = folder / ".installed"
-    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
-        return python
-    if not python.exists():
-        subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as requirements:
-        requirements.write(lock_without_torch(root))
-    command = [uv, "pip", "install", "--python", str(python), "-r", requirements.name, requirement]
-    command += uv_arguments(pip_settings())
-    print(f"installing {requirement} with the rest of {LOCK_FILE} into {folder}:\n  {shlex.join(command)}", flush=True)
-    done = subprocess.run(command)
-    os.unlink(requirements.name)
-    if done.returncode != 0:
-        raise SystemExit(
-            f"could not install {requirement} into {folder} (uv's message above). Where pip is set up with a "
-            "constraints file (`pip config list`), it applies here too."
-        )
-    stamp.write_text(wanted)
-    return python
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -412,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the examples could not be run under {python}", file=sys.stderr)
             return 2
         collected = json.loads(runs_path.read_text(encoding="utf-8"))
-    reference = None if args.no_exercise else run_exercise(root, sys.executable)
+    reference = None if args.no_exercise or not (root / EXERCISE).exists() else run_exercise(root, sys.executable)
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
     from fieldnotes.versions import version_sentences  # it reads these reports: imported late

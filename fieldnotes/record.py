@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fieldnotes import pages, runner
+from fieldnotes import blocks, runner
+from fieldnotes.config import project_config
 from fieldnotes.examples import SNIPPETS_DIR, find_examples, torch_version
+from fieldnotes.jobs import Scheduler
 from fieldnotes.torch_pin import TorchMismatch, check_torch
 
 MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
-"""Beside the outputs: for each recorded output, the torch (and Python) that printed it last."""
+"""Beside the outputs: for each recorded output, the torch that printed it last."""
 
 USAGE = """\
 examples:
@@ -25,43 +26,39 @@ examples:
   python -m fieldnotes.record snippets/faq/in_place.py     just that one
   make update-outputs SNIPPET=snippets/faq/in_place.py     the same through make
 
-It refuses to run when the installed torch is not the one pyproject.toml pins: outputs are recorded
-with the pinned torch only. Each .out it writes is named, with that torch, in snippets/recorded-with.json.
-To see what another torch changes without recording anything: make drift-report TORCH=VERSION.
+Where mkdocs.yml says `torch: true`, it refuses to run when the installed torch is not the one
+pyproject.toml pins: outputs are recorded with the pinned torch only, and each .out it writes is named,
+with that torch, in snippets/recorded-with.json. To see what another torch changes without recording
+anything: make drift-report TORCH=VERSION.
 """
 
 
 def timeouts(root: Path) -> tuple[dict[str, float], float]:
     """The limits the build applies: a fence's own timeout="SECONDS", else the plugin's in mkdocs.yml."""
-    from fieldnotes.config import project_config
-
     default = project_config(root).timeout
     markdown = (page.read_text(encoding="utf-8") for page in sorted((root / "docs").rglob("*.md")))
-    return pages.timeouts(markdown, default), default
+    return blocks.timeouts(markdown, default), default
 
 
 def main(root: Path, only: list[str]) -> int:
-    try:
-        check_torch(root)
-    except TorchMismatch as mismatch:
-        print(f"fieldnotes.record: nothing recorded. {mismatch}", file=sys.stderr)
-        return 2
+    uses_torch = project_config(root).torch
+    if uses_torch:
+        try:
+            check_torch(root)
+        except TorchMismatch as mismatch:
+            print(f"fieldnotes.record: nothing recorded. {mismatch}", file=sys.stderr)
+            return 2
     all_examples = find_examples(root)
     examples = [e for e in all_examples if not only or any(e.snippet.startswith(o) for o in only)]
     if only and not examples:
         print(f"fieldnotes.record: no snippet under {' '.join(only)}", file=sys.stderr)
         return 2
-    runner.start_server()
     limits, default = timeouts(root)
 
-    def run(example):
-        try:
-            return runner.run_snippet(root, example.snippet, limits.get(example.snippet, default))
-        except runner.SnippetTimeout as timeout:
-            return timeout
-
-    with ThreadPoolExecutor(max_workers=runner.JOBS) as pool:
-        runs = list(pool.map(run, examples))
+    scheduler = Scheduler(root)
+    futures = [scheduler.submit(e.snippet, limits.get(e.snippet, default)) for e in examples]
+    scheduler.close()
+    runs = [_outcome(future) for future in futures]
     failed = False
     recorded_with = {}
     for example, run in zip(examples, runs, strict=True):
@@ -70,14 +67,23 @@ def main(root: Path, only: list[str]) -> int:
             failed = True
             continue
         changed = example.record(run)
-        recorded_with[example.recorded_path] = f"torch {torch_version()}"
+        if uses_torch:
+            recorded_with[example.recorded_path] = f"torch {torch_version()}"
         raised = " (raised: exit code 1, traceback recorded)" if run.exit_code else ""
         print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
-    write_manifest(root, recorded_with, {e.recorded_path for e in all_examples})
+    if uses_torch:
+        write_manifest(root, recorded_with, {e.recorded_path for e in all_examples})
     orphans = set((root / SNIPPETS_DIR).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     return 1 if orphans or failed else 0
+
+
+def _outcome(future) -> runner.Run | runner.SnippetTimeout:
+    try:
+        return future.result()
+    except runner.SnippetTimeout as timeout:
+        return timeout
 
 
 def read_manifest(root: Path) -> dict[str, str]:
@@ -95,9 +101,9 @@ def write_manifest(root: Path, recorded_with: dict[str, str], outputs: set[str])
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m fieldnotes.record",
-        description="Run examples under the installed torch and record what each prints as its expected "
-        "output (snippets/**/NAME.out), under the build's time limits. A run that times out is not recorded. "
-        "Review `git diff snippets/` afterwards: it is what the pages will show.",
+        description="Run examples and record what each prints as its expected output (snippets/**/NAME.out), "
+        "under the build's time limits. A run that times out is not recorded. Review `git diff snippets/` "
+        "afterwards: it is what the pages will show.",
         epilog=USAGE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

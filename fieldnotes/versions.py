@@ -4,19 +4,19 @@ A report keeps, for each example, the digest of its code when it ran and what it
 here is worked out at build time from that and the current files: an example whose code changed since
 a report is "not run under X since it changed" (never the old verdict), and one that printed differently
 is compared with today's recorded output, so re-recording an output updates the verdict too.
-No MkDocs import: the plugin calls `note_html` beside each output and `page_markdown` for the page.
+No MkDocs import: the plugin's versions feature (fieldnotes/features/versions_page.py) calls `note_html`
+beside each output and `page_markdown` for the page.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes.drift_report import EXERCISE, classify, content_key
+from fieldnotes.drift_classify import EXERCISE, classify, content_key
 from fieldnotes.examples import find_examples
 
 REPORTS_DIR = "versions"
@@ -45,15 +45,9 @@ class Verdict:
         return f"not run under torch {self.torch}"
 
 
-def reports(root: Path) -> list[dict]:
+def load_reports(root: Path) -> list[dict]:
     """The committed reports, oldest torch first."""
-    files = sorted((root / REPORTS_DIR).glob("*.json"))
-    return _load(tuple((str(f), f.stat().st_mtime_ns) for f in files))
-
-
-@functools.lru_cache(maxsize=4)
-def _load(files: tuple[tuple[str, int], ...]) -> list[dict]:
-    loaded = [json.loads(Path(name).read_text(encoding="utf-8")) for name, _ in files]
+    loaded = [json.loads(f.read_text(encoding="utf-8")) for f in sorted((root / REPORTS_DIR).glob("*.json"))]
     return sorted(loaded, key=lambda r: [int(p) if p.isdigit() else 0 for p in r["torch_version"].split(".")])
 
 
@@ -79,10 +73,10 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
     return Verdict(torch, drift.verdict, tuple(drift.changes), drift.diff)
 
 
-def note_html(root: Path, snippet: str, versions_url: str) -> str:
+def note_html(root: Path, reports: list[dict], snippet: str, versions_url: str) -> str:
     """Beside an example's output: each torch of a report under which it prints differently, with the diff."""
     notes = []
-    for report in reports(root):
+    for report in reports:
         found = verdict(root, report, snippet)
         if found.status in ("source-location", "behaviour"):
             notes.append(
@@ -93,11 +87,13 @@ def note_html(root: Path, snippet: str, versions_url: str) -> str:
     return "".join(notes)
 
 
-def page_markdown(root: Path, markdown: str, snippets_by_page: dict[str, list[str]], pinned: str) -> str:
+def page_markdown(
+    root: Path, reports: list[dict], markdown: str, snippets_by_page: dict[str, list[str]], pinned: str
+) -> str:
     """The versions page: the marker replaced by a summary per torch and a table of every example."""
     if MARKER not in markdown:
         return markdown
-    found = reports(root)
+    found = reports
     pages_of: dict[str, list[str]] = {}
     for page, snippets in snippets_by_page.items():
         for snippet in dict.fromkeys(snippets):

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from fieldnotes import drift_report, torch_pin, versions
+from fieldnotes import drift_classify, drift_env, torch_pin, versions
 from fieldnotes.examples import find_examples
 from tests.conftest import ROOT, TORCH_PIN, Project, block
 
@@ -132,7 +132,7 @@ def test_drift_report_writes_nothing_into_snippets_or_docs(drift_run):
 )
 def test_classify_names_what_changed(reference, output, changes):
     """Catches a wrong label on a behaviour drift (the report says what to look at)."""
-    found = drift_report.classify("x.py", reference, output)
+    found = drift_classify.classify("x.py", reference, output)
     assert (found.verdict, found.changes) == ("behaviour", changes)
 
 
@@ -140,9 +140,9 @@ def test_classify_ignores_only_torchs_source_locations():
     """Catches a source-location-only drift filed as behaviour, and a real change hidden beside one."""
     old = "w: UserWarning: gone (Triggered internally at /__w/pytorch/aten/src/ATen/core/TensorBody.h:493.)\n"
     new = old.replace(":493.", ":488.")
-    assert drift_report.classify("x.py", old, new).verdict == "source-location"
-    assert drift_report.classify("x.py", old, new.replace("gone", "went")).verdict == "behaviour"
-    assert drift_report.classify("x.py", old, old).verdict == "same"
+    assert drift_classify.classify("x.py", old, new).verdict == "source-location"
+    assert drift_classify.classify("x.py", old, new.replace("gone", "went")).verdict == "behaviour"
+    assert drift_classify.classify("x.py", old, old).verdict == "same"
 
 
 def test_drift_report_installs_with_pips_settings_never_into_venv(tmp_path):
@@ -153,16 +153,16 @@ def test_drift_report_installs_with_pips_settings_never_into_venv(tmp_path):
         "extra-index-url": "file:///a/simple file:///b/simple",
         "constraint": "/etc/xdg/pip/constraints.txt",
     }
-    arguments = drift_report.uv_arguments(settings)
+    arguments = drift_env.uv_arguments(settings)
     assert arguments == [
         "--index", "file:///a/simple", "--index", "file:///b/simple", "--find-links", "/opt/wheels",
         "--constraints", "/etc/xdg/pip/constraints.txt", "--index-strategy", "unsafe-best-match",
     ]  # fmt: skip
-    assert drift_report.uv_arguments({}) == []
-    assert drift_report.environment_dir(ROOT, "2.14.1") == ROOT / ".cache" / "drift-report" / "torch-2.14.1"
-    assert "torch==2.14.1" not in drift_report.lock_without_torch(
+    assert drift_env.uv_arguments({}) == []
+    assert drift_env.environment_dir(ROOT, "2.14.1") == ROOT / ".cache" / "drift-report" / "torch-2.14.1"
+    assert "torch==2.14.1" not in drift_env.lock_without_torch(ROOT) and "mkdocs==" in drift_env.lock_without_torch(
         ROOT
-    ) and "mkdocs==" in drift_report.lock_without_torch(ROOT)
+    )
     done = subprocess.run(
         [sys.executable, "-m", "fieldnotes.drift_report", "--torch", "2.14.1", "--env", ".venv"],
         cwd=ROOT,
@@ -290,8 +290,8 @@ def drifted_build(tmp_path_factory):
     )
     (project.path / "docs" / "versions.md").write_text("# Torch versions\n\n" + versions.MARKER + "\n")
     project.pages.append("versions.md")
-    project.config["hooks"] = [str(ROOT / "fieldnotes" / "api_index.py")]
-    project.config["plugins"].append("fieldnotes-links")
+    project.feature("api_index", enabled=True, page="api.md")
+    project.feature("links", enabled=True)
     project.pages.append("api.md")
     report = {
         "torch": "9.9.9+cpu",
