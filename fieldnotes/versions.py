@@ -116,7 +116,7 @@ def page_markdown(
             f"{counts.get('same', 0)} examples print the same, "
             f"{counts.get('source-location', 0)} differ only in torch's C++ source locations, "
             f"{counts.get('behaviour', 0)} in behaviour, "
-            f"{counts.get('changed', 0) + counts.get('not run', 0)} not run under it since they changed"
+            f"{counts.get('changed', 0) + counts.get('not run', 0)} changed since the report (not run under it)"
             f"{exercise_words}."
         )
     if not found:
