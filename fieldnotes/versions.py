@@ -79,10 +79,12 @@ def note_html(root: Path, reports: list[dict], snippet: str, versions_url: str) 
     for report in reports:
         found = verdict(root, report, snippet)
         if found.status in ("source-location", "behaviour"):
+            # The link sits in the body: a link inside <summary> nests one control in another.
             notes.append(
                 f'<details class="note fieldnotes-version"><summary>Under torch {html.escape(found.torch)} '
-                f'this example {html.escape(found.words)} (see <a href="{versions_url}">Torch versions</a>)'
-                f"</summary><pre><code>{html.escape(found.diff)}</code></pre></details>"
+                f"this example {html.escape(found.words)}</summary><pre><code>{html.escape(found.diff)}</code></pre>"
+                f'<p>Every torch the examples were run under: <a href="{versions_url}">Torch versions</a>.</p>'
+                "</details>"
             )
     return "".join(notes)
 
