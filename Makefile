@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test test-no-cache update-outputs bench under-load lock venv uv-settings clean
+.PHONY: serve build test test-no-cache update-outputs drift-report bench under-load lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -47,9 +47,19 @@ NO_CACHE_TESTS := tests/test_cache.py tests/test_reuse.py tests/test_api_index.p
 test-no-cache: $(INSTALLED)
 	FIELDNOTES_CACHE=false $(BIN)/python -m pytest -n auto --dist loadgroup -p no:cacheprovider $(NO_CACHE_TESTS)
 
-# Re-record every example's expected output (snippets/**/*.out) after a deliberate change.
+# Re-record every example's expected output (snippets/**/*.out) after a deliberate change;
+# `make update-outputs SNIPPET=snippets/faq/in_place.py` records just that one (a folder: those under it).
 update-outputs: $(INSTALLED)
-	$(BIN)/python -m fieldnotes.record
+	$(BIN)/python -m fieldnotes.record $(SNIPPET)
+
+# What another torch changes, recording nothing: `make drift-report TORCH=2.14.1` (or a wheel's path)
+# installs it with the rest of the lock into .cache/drift-report/ (DRIFT_ENV=DIR: elsewhere), runs every
+# example and the exercise under it, prints and writes the report (DRIFT_JSON=FILE); on a drift the report
+# exits 1 (and make, as for any failed recipe, 2).
+drift-report: $(INSTALLED)
+	@test -n "$(TORCH)" || { echo "usage: make drift-report TORCH=VERSION (or a wheel's path)" >&2; exit 2; }
+	$(BIN)/python -m fieldnotes.drift_report --torch $(TORCH) $(if $(DRIFT_ENV),--env $(DRIFT_ENV)) \
+		$(if $(DRIFT_JSON),--json $(DRIFT_JSON))
 
 # Build and page costs as ratios to baselines measured in the same run (not part of `make test`).
 # `make bench BENCH="--runs 5 --lighthouse"` passes options (bench/bench.py --help).

@@ -6,7 +6,7 @@ The first five apply to everything the build runs; each feature has its options 
     - fieldnotes:
         torch: true
         timeout: 20
-        record_command: make update-outputs
+        record_command: make update-outputs SNIPPET={snippet}
         execute: true
         cache: true
         api_index: {enabled: true, page: api.md}
@@ -54,8 +54,9 @@ class FieldNotesConfig(Config):
     cache = config_options.Type(bool, default=True)
     """Reuse an earlier run's output when the snippet and the environment are unchanged, and what the build
     made of unchanged input (a rendered block, a page's search entries; see cache.py)."""
-    record_command = config_options.Type(str, default="python -m fieldnotes.record")
-    """How this project records its outputs, as a drift message tells the reader to run it."""
+    record_command = config_options.Type(str, default="python -m fieldnotes.record {snippet}")
+    """How this project records one example's output, as a drift message tells the reader to run it;
+    `{snippet}` stands for the example's path."""
     api_index = config_options.SubConfig(ApiIndexConfig)
     notebook_pages = config_options.SubConfig(NotebookPagesConfig)
     links = config_options.SubConfig(LinksConfig)

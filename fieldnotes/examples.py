@@ -16,7 +16,7 @@ from pathlib import Path
 from fieldnotes.runner import Run
 
 SNIPPETS_DIR = "snippets"
-RECORD_COMMAND = "make update-outputs"
+RECORD_COMMAND = "python -m fieldnotes.record {snippet}"
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,9 @@ def drift(
 ) -> str | None:
     """What is wrong with this run of the example, for the person who changed something; or None.
     `printed_by` names what printed it in the diff ("torch 2.13.0", the default); `record_command` is
-    how the project records outputs (the plugin's `record_command`)."""
+    how the project records outputs (the plugin's `record_command`), `{snippet}` in it standing for this
+    example's path, so that the message names the command that records just this one."""
+    record_command = record_command.replace("{snippet}", example.snippet)
     recorded = example.recorded()
     if recorded is None:
         return (

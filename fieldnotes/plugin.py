@@ -50,6 +50,7 @@ from fieldnotes.examples import SNIPPETS_DIR, find_examples
 from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
+from fieldnotes.features.versions_page import VersionsPage
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
 from fieldnotes.render import graph_fence
@@ -74,12 +75,14 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def on_config(self, config):
         if self.config.torch:
-            require_pinned_torch()
+            require_pinned_torch(Path(config.config_file_path).parent)
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
         self.scheduler = Scheduler(build.root, preload=("torch",) if self.config.torch else ())
-        self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled)
+        self.versions = VersionsPage(build) if self.config.torch else None
+        notes = self.versions.note if self.versions is not None else None
+        self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled, notes=notes)
         self.downloads = Downloads(build)
         self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
@@ -139,6 +142,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.build.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         markdown = self.blocks.on_page_markdown(markdown, page)
         markdown = self.downloads.on_page_markdown(markdown, page)
+        if self.versions is not None:
+            markdown = self.versions.on_page_markdown(markdown, page, files)
         if self.api_page is not None:
             markdown = self.api_page.on_page_markdown(markdown, page)
         return markdown

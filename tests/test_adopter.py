@@ -42,7 +42,7 @@ def test_a_drift_fails_its_build_naming_the_page_and_the_diff(adopter):
     assert drifted in result.stderr
     assert "-fieldnotes checks every output\n" in result.stderr and "+output every checks fieldnotes" in result.stderr
     assert "(printed by Python 3." in result.stderr
-    assert "re-record it with: python -m fieldnotes.record, and review the diff" in result.stderr
+    assert "re-record it with: python -m fieldnotes.record snippets/text/reverse.py, and review" in result.stderr
 
 
 def test_a_false_claim_fails_its_build(adopter):

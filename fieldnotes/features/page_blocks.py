@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import markdown_exec
@@ -45,11 +46,15 @@ def anchor(snippet: str) -> str:
 class PageBlocks:
     """The executed blocks of one build."""
 
-    def __init__(self, build: Build, scheduler: Scheduler, block_ids: bool) -> None:
+    def __init__(
+        self, build: Build, scheduler: Scheduler, block_ids: bool, notes: Callable[[str, object], str] | None = None
+    ) -> None:
         self.build = build
         self.scheduler = scheduler
         self.block_ids = block_ids
         """Whether each block's title gets the id the API index links to."""
+        self.notes = notes
+        """What follows a block's output, given its snippet and the page (what another torch prints)."""
         self.runs: dict[str, Future] = {}
         self.problems: dict[str, str | None] = {}
         """Each run's drift (or None), computed once per run."""
@@ -94,8 +99,9 @@ class PageBlocks:
             recorded = example.recorded()
             if recorded is None or text not in recorded:
                 log.warning(
-                    f"{self.build.page_path}: the page claims {example.snippet} prints `{text}`, "
-                    f"but its recorded output {example.recorded_path} does not contain it."
+                    f"{self.build.page_path}:{_claim_line(page, claim['snippet'], text)}: the page claims "
+                    f"{example.snippet} prints `{text}`, but its recorded output {example.recorded_path} does not "
+                    "contain it. Edit the sentence to what the example prints, or re-check the example."
                 )
         if page.present_anchor_ids is not None:  # MkDocs checks links to anchors against these
             page.present_anchor_ids.update(name if times == 1 else f"{name}-{times}" for name, times in self.page_ids)
@@ -120,8 +126,14 @@ class PageBlocks:
             # The warning fails a strict build; the page (written all the same, and served by `make serve`)
             # says what is wrong instead of showing an output nobody recorded.
             log.warning(f"{self.build.page_path}:{self.first_line + block.line}: {problem}")
-            return _problem_block(example, problem)
-        return self._titled(self._rendered(source, output, options, md), block.snippet)
+            # The code stays above the diff, titled (with the id the API index links to) as any block is.
+            problem_html = _problem_block(example, problem)
+            run = lambda *_, **__: problem_html  # noqa: E731 - markdown-exec's `run` callback
+            shown = {**options, "html": True}
+            rendered = str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **shown))
+            return self._titled(rendered, block.snippet)
+        note = self.notes(block.snippet, self.page) if self.notes is not None else ""
+        return self._titled(self._rendered(source, output, options, md), block.snippet) + note
 
     def _titled(self, rendered: str, snippet: str) -> str:
         """The block's title, its snippet's path, made that file's download link (and given its id)."""
@@ -168,6 +180,14 @@ class PageBlocks:
 
     def _drift(self, example: Example, run: runner.Run) -> str | None:
         return drift(example, run, self.build.printed_by, self.build.config.record_command)
+
+
+def _claim_line(page, snippet: str, text: str) -> int:
+    """The claim's line in the page's source (front matter counted): the line naming its snippet and its
+    text, else the first naming its snippet."""
+    named = f'data-out="{snippet}"'
+    lines = [(n, line) for n, line in enumerate(page.file.content_string.splitlines(), start=1) if named in line]
+    return next((n for n, line in lines if f"`{text}`" in line), lines[0][0] if lines else 0)
 
 
 def _problem_block(example: Example, problem: str) -> str:
