@@ -124,15 +124,13 @@ def test_the_programs_hooks(programs):
 
 
 @said(
-    "`holds on 1200 random programs`{ data-out=\"rules/rules.py\" } for rules 1, 2, 9 and 12, which apply to "
+    '`holds on 1200 random programs`{ data-out="rules/rules.py" } for rules 1, 2, 9 and 12, which apply to '
     "every program, and on fewer for the others, which apply only to programs that, for instance, register "
     "a hook or call `backward()` twice (each on at least 300)."
 )
 def test_which_rules_apply_to_every_program():
     """Counter-case: the recorded output's count of each rule."""
-    counts = [
-        int(m[1]) for m in re.finditer(r"holds on (\d+) random programs", (RULES_DIR / "rules.out").read_text())
-    ]
+    counts = [int(m[1]) for m in re.finditer(r"holds on (\d+) random programs", (RULES_DIR / "rules.out").read_text())]
     every = [number for number, count in enumerate(counts, start=1) if count == PROGRAMS]
     assert every == [1, 2, 9, 12]
     assert min(counts) >= 300
