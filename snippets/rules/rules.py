@@ -35,23 +35,23 @@ def leaf_by_how_it_was_made(run: Run):
     `x.new_ones(...)`, which read only `x`'s shape and dtype. It
     requires grad only if asked to (`requires_grad=True`, under
     `torch.no_grad()` too). `nn.Parameter(x)` of a floating-point `x`
-    gives a leaf that requires grad whatever `x` was, under
-    `no_grad()` too, as a module's parameters are. `x.detach()`,
-    `x.data`, and a result of an integer or boolean dtype (`x.long()`,
-    `x.argmax()`, `x > 0`, `x.nonzero()`, `x.topk(k).indices`) give
-    leaves that do not require grad. Any other operation gives a
-    non-leaf with a `grad_fn` exactly when autograd recorded it: grad
-    mode was on and one of its tensor inputs (a module's parameters
-    included) required grad; otherwise a leaf. Such a leaf does not
-    require grad, but for a view (`view()`, slicing, `t()`, `chunk()`,
-    a `reshape()` that can view) taken with grad mode off: it requires
-    grad when the tensor whose memory it views does, yet no gradient
-    ever flows into it. `torch.no_grad()` and
-    `set_grad_enabled(False)` turn grad mode off; `enable_grad()` and
-    `set_grad_enabled(True)` turn it back on, inside `no_grad()` too;
-    `model.eval()` does not touch it. (`x.contiguous()` of a
-    contiguous `x`, and `x.to()` to the dtype `x` already has, return
-    `x` itself.) See [What makes a
+    (without `requires_grad=False`) gives a leaf that requires grad
+    whatever `x` was, under `no_grad()` too, as a module's parameters
+    are. `x.detach()`, `x.data`, and a result of an integer or boolean
+    dtype (`x.long()`, `x.argmax()`, `x > 0`, `x.nonzero()`,
+    `x.topk(k).indices`) give leaves that do not require grad. Any
+    other operation gives a non-leaf with a `grad_fn` exactly when
+    autograd recorded it: grad mode was on and one of its tensor
+    inputs (a module's parameters included) required grad; otherwise a
+    leaf. Such a leaf does not require grad, but for a view (`view()`,
+    slicing, `t()`, `chunk()`, a `reshape()` that can view) taken with
+    grad mode off: it requires grad when the tensor whose memory it
+    views does, yet no gradient ever flows into it. `torch.no_grad()`
+    and `set_grad_enabled(False)` turn grad mode off; `enable_grad()`
+    and `set_grad_enabled(True)` turn it back on, inside `no_grad()`
+    too; `model.eval()` does not touch it. (`x.contiguous()` of a
+    contiguous `x`, and `x.to(dtype)` with only the dtype `x` already
+    has, return `x` itself.) See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
     --8<-- [end:rule-1]
@@ -185,11 +185,11 @@ def views_share_memory_copies_do_not(run: Run):
     `.data` return a tensor sharing its input's memory, and `view()`
     raises rather than copy. `reshape()` shares memory exactly when
     `view()` would have worked. `contiguous()` returns its input when
-    it is contiguous, a copy otherwise; `.to()` to the tensor's own
-    dtype returns the tensor itself. `clone()` and `.to()` another
-    dtype (and back) never share. See [`detach()` gives a
-    leaf](/leaf-vs-intermediate.md#detach-gives-a-leaf); [rule 3,
-    checked](/rules.md#rule-3).
+    it is contiguous, a copy otherwise; `.to(dtype)` with only the
+    tensor's own dtype returns the tensor itself. `clone()` and
+    `.to()` another dtype (and back) never share. See [`detach()`
+    gives a leaf](/leaf-vs-intermediate.md#detach-gives-a-leaf); [rule
+    3, checked](/rules.md#rule-3).
     --8<-- [end:rule-3]
 
     It speaks of:
@@ -244,10 +244,11 @@ def who_gets_a_grad_from_backward(run: Run):
     `backward(inputs=[...])`: the listed tensors a gradient flows
     into, a listed non-leaf too (no `retain_grad()` needed), and the
     `retain_grad()` tensors between the output and a listed tensor; no
-    leaf that is not listed. Every other `.grad` stays as it was. A
-    tensor the pass reaches without a gradient for it (the output of
-    `chunk()` the loss does not use) gets none. See [Why `.grad` is
-    None](/grad-is-none.md); [rule 4, checked](/rules.md#rule-4).
+    leaf that is not listed. Every other `.grad` stays as it was
+    (unless a hook of yours writes it). A tensor the pass reaches
+    without a gradient for it (the output of `chunk()` the loss does
+    not use) gets none. See [Why `.grad` is None](/grad-is-none.md);
+    [rule 4, checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
     It speaks of:
@@ -399,9 +400,10 @@ def a_second_backward_adds(run: Run):
     **A second `backward()` adds into `.grad`.** The same backward
     pass (without `inputs=`) run twice, the first with
     `retain_graph=True` or `create_graph=True`, adds the same gradient
-    into every `.grad` again: a `.grad` that was None ends at twice
-    what one pass gave, one that held a value gains twice what one
-    pass added. No other tensor gets one. See [Gradients
+    into every `.grad` again (unless a hook of yours changes `.grad`):
+    a `.grad` that was None ends at twice what one pass gave, one that
+    held a value gains twice what one pass added. No other tensor gets
+    one. See [Gradients
     accumulate](/retain-grad.md#gradients-accumulate); [rule 8,
     checked](/rules.md#rule-8).
     --8<-- [end:rule-8]
