@@ -580,12 +580,11 @@ def what_raises(run: Run):
     an inplace operation" when a tensor that an operation on its path
     saved for a gradient it computes has been modified in place since,
     through itself, a view or `detach()`: a write through `.data` is
-    not seen, and the gradient comes out wrong without an error. After
-    a pass that raised so, the next one raises with either message.
-    For `torch.autograd.grad` and `backward(inputs=...)`, "on its
-    path" means between the output and the inputs: an operation beyond
-    the inputs is never run, so it cannot raise. [Rule 9,
-    checked](/rules.md#rule-9).
+    not seen, and no error is raised. After a pass that raised so, the
+    next one raises with either message. For `torch.autograd.grad` and
+    `backward(inputs=...)`, "on its path" means between the output and
+    the inputs: an operation beyond the inputs is never run, so it
+    cannot raise. [Rule 9, checked](/rules.md#rule-9).
     --8<-- [end:rule-9]
 
     It speaks of:
