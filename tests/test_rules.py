@@ -88,43 +88,73 @@ def visible_text(markdown_or_html: str) -> str:
     return " ".join(text.split())
 
 
-def test_every_rule_is_recorded_as_holding_on_at_least_200_programs():
+def test_every_rule_is_recorded_as_holding_on_at_least_300_programs():
     """Catches a rule re-recorded while it fails (`make update-outputs` would record the counterexample), a
     rule that applies to too few programs to mean much, and a rule missing from the recorded output."""
     lines = (RULES_DIR / "rules.out").read_text(encoding="utf-8").splitlines()
     titles = rule_titles()
-    assert len(lines) == len(titles) >= 9
+    assert len(lines) == len(titles) >= 12
     for number, (line, title) in enumerate(zip(lines, titles, strict=True), start=1):
         match = HOLDS.match(line)
         assert match, f"snippets/rules/rules.out line {number} is not a 'holds' line: {line}"
         assert (int(match["number"]), match["title"]) == (number, title)
-        assert int(match["programs"]) >= 200, f"rule {number} was checked on only {match['programs']} programs"
+        assert int(match["programs"]) >= 300, f"rule {number} was checked on only {match['programs']} programs"
 
 
-def test_the_programs_mix_what_the_rules_are_about():
-    """Catches a generator that stopped producing some kind of line (then a rule about it would hold
-    vacuously): each construct the rules speak of appears in the programs the page checks."""
+def programs_module():
     sys.path.insert(0, str(RULES_DIR))
     try:
         import _programs
     finally:
         sys.path.remove(str(RULES_DIR))
-    code = "\n".join(_programs.render(_programs.generate(seed).lines()) for seed in range(300))
+    return _programs
+
+
+PROGRAMS = 1200  # what rules.py checks (read from it below)
+
+
+def test_the_programs_mix_what_the_rules_are_about():
+    """Catches a generator that stopped producing some kind of line (then a rule about it would hold
+    vacuously): each construct the rules and issue 20 speak of appears, as code, in the programs the page
+    checks. The strings are written here, not taken from _programs.CONSTRUCTS (the code under test)."""
+    assert f"check(RULES, programs={PROGRAMS})" in RULES_SOURCE
+    _programs = programs_module()
+    code = "\n".join(_programs.render(_programs.generate(seed).lines()) for seed in range(PROGRAMS))
     for construct in [
         "requires_grad=True)",
         ".requires_grad_()",
+        ".requires_grad_(False)",
         "= torch.randn(2, 3)\n",
         "nn.Parameter(t",
+        "with torch.no_grad(): t",
+        "= nn.Parameter(torch.randn(2, 3))",
+        "nn.Linear(3, 3)",
+        "m.eval()",
         ".detach()",
-        "with torch.no_grad():",
+        ".data\n",
+        ".data.mul_(2)",
         ".view(-1)",
         ".reshape(",
         "[:]",
         ".transpose(",
+        ".chunk(2, 1)",
         ".contiguous()",
         ".clone()",
         ".to(torch.float64)",
+        ".long()",
+        ".to(torch.int64)",
+        ".argmax(",
         " > 0",
+        " == t",
+        ".nonzero()",
+        ".topk(2).indices",
+        "torch.zeros_like(t",
+        "torch.ones_like(t",
+        ".new_zeros(2, 3)",
+        "new_ones(2, 3, requires_grad=True)",
+        "torch.no_grad(), torch.enable_grad():",
+        "torch.no_grad(), torch.set_grad_enabled(True):",
+        "torch.set_grad_enabled(False):",
         ".mul_(2)",
         ".add_(t",
         ".retain_grad()",
@@ -133,11 +163,40 @@ def test_the_programs_mix_what_the_rules_are_about():
         ".grad_fn.register_prehook(",
         ".grad_fn.register_hook(",
         ".register_post_accumulate_grad_hook(",
+        ".grad = torch.ones_like(",
+        ".grad = None",
+        ".grad.zero_()",
+        "m.zero_grad()",
+        "m.zero_grad(set_to_none=False)",
+        "g = t",
+        "for _ in range(2): g = t",
         "out.backward(retain_graph=True)\nout.backward()",
+        "out.backward(create_graph=True",
+        "backward(inputs=[",
         "torch.autograd.grad(",
+        "create_graph=True)",
         ".backward(torch.ones_like(",
     ]:
-        assert construct in code, f"no program of the first 300 contains {construct!r}"
+        assert construct in code, f"no program of the {PROGRAMS} contains {construct!r}"
+
+
+def test_the_rules_page_lists_the_constructs_the_programs_are_drawn_from():
+    """Catches the page's list drifting from the constructs the check counts (_programs.CONSTRUCTS, read
+    from its syntax tree), and a rule naming a construct that is not among them."""
+    tree = ast.parse((RULES_DIR / "_programs.py").read_text(encoding="utf-8"))
+    table = next(
+        n.value for n in tree.body if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "CONSTRUCTS"
+    )
+    constructs = [key.value for key in table.keys]
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    listed = page.split("## What the programs are made of", 1)[1].split("\n\n")[2]
+    assert [visible_text(item) for item in re.split(r";\s+", listed.rstrip(".\n"))] == constructs
+    for function in rule_functions():
+        named = ast.get_docstring(function, clean=False).split("It speaks of:\n", 1)
+        assert len(named) == 2, f"{function.name}() names no construct it speaks of"
+        for line in named[1].splitlines():
+            if line.strip().startswith("- "):
+                assert line.strip()[2:] in constructs, f"{function.name}() speaks of an unknown {line.strip()!r}"
 
 
 @pytest.mark.xdist_group("wrong-rule")
@@ -211,3 +270,93 @@ def test_a_rule_s_words_are_shown_as_prose_with_working_links_at_every_depth(pro
         outside_code = re.sub(r"<pre.*?</pre>", "", article, flags=re.DOTALL)
         assert expected in visible_text(outside_code), f"{page}: rule 4's words are not shown as prose"
         assert f'href="{to_rules}"' in article, f"{page}: the link to rule 4's check is not {to_rules}"
+
+
+# Speaks of chunk(), but checks only programs without it: the check must call that an error, not a pass.
+UNTRIED_RULE = '''"""A fixture: a true rule whose words speak of a construct no program it checks has."""
+
+from _programs import check
+
+
+def detach_gives_a_leaf(run):
+    """**detach() gives a leaf.**
+
+    It speaks of:
+    - chunk()
+    """
+    if any(".chunk(" in step.line.code for step in run.steps):
+        return
+    for step in run.steps:
+        if step.line.kind == "detach" and not step.error:
+            yield step.after[step.line.target].is_leaf, step.line.code
+
+
+detach_gives_a_leaf.constructs = ("chunk()",)
+RULES = {"detach() gives a leaf": detach_gives_a_leaf}
+
+if __name__ == "__main__" and not check(RULES, programs=60):
+    raise SystemExit("a rule does not hold")
+'''
+
+
+@pytest.mark.xdist_group("wrong-rule")
+def test_a_rule_whose_construct_no_program_exercised_fails_the_build(project):
+    """Catches a check that passes a rule on programs that never tried what its words speak of: the rule
+    holds on every program it checked, but none of them has chunk(), so the build must fail and say so."""
+    project.snippet("rules/_programs.py", (RULES_DIR / "_programs.py").read_text(encoding="utf-8"))
+    recorded = "rule 1 (detach() gives a leaf): holds on 60 random programs (1 cases)\n"
+    project.snippet("rules/rules.py", UNTRIED_RULE, recorded=recorded)
+    project.page("index.md", "# Rules\n\n" + block("rules/rules.py"))
+    result = project.build(timeout=300)
+    assert result.returncode != 0
+    assert "+rule 1 (detach() gives a leaf): FAILS. No program it checked has: chunk()" in result.stderr, result.stderr
+
+
+def words_of_pages() -> dict[str, list[str]]:
+    """Each page's Markdown, the rule includes taken out, as a reader's words (lower case, no Markdown)."""
+    pages = {}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = INCLUDE.sub("", page.read_text(encoding="utf-8"))
+        pages[page.relative_to(ROOT).as_posix()] = re.findall(r"[\w.()'=<>-]+", visible_text(text).lower())
+    return pages
+
+
+RUN = 9  # words in a row that make a restatement, not a shared phrase
+
+
+def test_no_page_states_a_rule_in_its_own_words():
+    """Catches a rule restated on a page instead of included from rules.py (a copy or a close paraphrase
+    drifts from the check): no page's own text repeats RUN words in a row of a rule's words. The words'
+    link texts are left out (they are other pages' headings, which pages may quote)."""
+    pages = words_of_pages()
+    found = []
+    for number, words in rule_words().items():
+        without_links = re.sub(r"\[[^\]]*\]\([^)]*\)", "", words)
+        tokens = re.findall(r"[\w.()'=<>-]+", visible_text(without_links).lower())
+        runs = {tuple(tokens[i : i + RUN]) for i in range(len(tokens) - RUN + 1)}
+        for page, own in pages.items():
+            hits = {" ".join(own[i : i + RUN]) for i in range(len(own) - RUN + 1) if tuple(own[i : i + RUN]) in runs}
+            found += [f"{page} restates rule {number}: ...{hit}..." for hit in sorted(hits)[:1]]
+    assert not found, "\n".join(found)
+
+
+def test_every_shown_rule_statement_is_its_source_s_words(built_site):
+    """Catches a page that shows a rule other than through the include (its text would differ from the
+    predicate's words) and an include that renders something else: wherever the built site shows the bold
+    title of a rule, the whole of that rule's words follows it, as prose."""
+    words = rule_words()
+    titles = {n: visible_text(re.match(r"\*\*(.+?)\*\*", text, re.DOTALL)[1]) for n, text in words.items()}
+    expected = {n: visible_text(text) for n, text in words.items()}
+    shown = 0
+    for page in sorted(built_site.rglob("*.html")):
+        written = page.read_text(encoding="utf-8")
+        if "<article" not in written:
+            continue
+        article = written[written.index("<article") : written.index("</article>")]
+        for paragraph in re.findall(r"<p>(.*?)</p>", re.sub(r"<pre.*?</pre>", "", article, flags=re.DOTALL), re.DOTALL):
+            text = visible_text(paragraph)
+            for number, title in titles.items():
+                if text.startswith(title):
+                    shown += 1
+                    assert text == expected[number], f"{page.relative_to(built_site)}: rule {number} shown as {text!r}"
+    assert shown >= 2 * len(titles), "the rules page and the cheat sheet no longer show every rule"

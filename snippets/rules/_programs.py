@@ -7,12 +7,16 @@ reader can paste and run, and a counterexample is shown as just that code.
 
 A rule is a function that takes one run and yields one (held, what) pair per case it checks. `check`
 runs every rule over the same programs, and shrinks a program that breaks a rule to the fewest lines
-that still break it.
+that still break it. A rule names the constructs its words speak of (`rule.constructs`, names of
+CONSTRUCTS below); a construct that no program the rule checked contains fails the check, as a
+rule that holds only because nothing tried it is not a rule that holds.
 """
 
 from __future__ import annotations
 
 import random
+import re
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -22,8 +26,8 @@ from torch import nn
 Rule = Callable[["Run"], Iterator[tuple[bool, str]]]
 
 # What each operation saves for backward (autograd's derivative formulas): "out" its result, "in" its
-# tensor input(s), "scalar" the Python number it was given. The rules on freed and modified saved
-# tensors are checked against this table.
+# tensor input(s), "scalar" the Python number it was given, "linear" a module's input and weight. The
+# rules on freed and modified saved tensors are checked against this table.
 OPS = {
     "{a}.exp()": "out",
     "{a}.sin()": "in",
@@ -33,19 +37,52 @@ OPS = {
     "{a} * {b}": "in",
     "{a} + {b}": None,
     "{a}.sum(0, keepdim=True) + {b}": None,
+    "m({a})": "linear",
 }
 # Operations that return a view (same memory, same version counter), and ones that may or must copy.
 VIEWS = ["{a}.view(-1).view({shape})", "{a}.t().t()", "{a}[:]", "{a}.transpose(0, 1).transpose(0, 1)"]
 COPIES = [
     "{a}.clone()",
     "{a}.to(torch.float64).to(torch.float32)",
+    "{a}.to(torch.float64)",
     "{a}.reshape({shape})",
     "{a}.contiguous()",
     "{a}.to(torch.float32)",
     "{a}.t().contiguous().t()",  # a copy that is not contiguous, for reshape() and contiguous() to meet
 ]
+# Results of an integer or boolean dtype (whatever the input's dtype).
+INTEGER = [
+    "{a}.long()",
+    "{a}.to(torch.int64)",
+    "{a}.argmax()",
+    "{a}.argmax(1)",
+    "{a} > 0",
+    "{a} == {b}",
+    "{a}.nonzero()",
+    "{a}.topk(2).indices",
+]
+# Factories that take only the shape, dtype and device of a tensor.
+LIKE = [
+    "torch.zeros_like({a})",
+    "torch.ones_like({a})",
+    "torch.randn_like({a})",
+    "{a}.new_zeros({shape})",
+    "{a}.new_ones({shape})",
+    "torch.zeros_like({a}, requires_grad=True)",
+    "{a}.new_ones({shape}, requires_grad=True)",
+]
 INPLACE = ["{a}.mul_(2)", "{a}.add_(1)", "{a}.add_({b})"]
+DATA_WRITES = ["{a}.data.mul_(2)", "{a}.data.add_(1)"]
 SHAPE = (2, 3)
+# The grad-mode context a line may run in, and whether grad mode is on inside it.
+CONTEXTS = {
+    "": True,
+    "with torch.no_grad(): ": False,
+    "with torch.set_grad_enabled(False): ": False,
+    "with torch.no_grad(), torch.enable_grad(): ": True,
+    "with torch.no_grad(), torch.set_grad_enabled(True): ": True,
+}
+NON_LEAF_GRAD_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
 
 @dataclass(frozen=True)
@@ -58,48 +95,57 @@ class Facts:
     grad_fn: object
     retains_grad: bool
     grad: torch.Tensor | None
+    grad_memory: int | None  # where .grad's data is: the same after an in-place zero_()
     version: int
     memory: int  # the address of its storage: equal for tensors that share memory
+    output_nr: int  # which output of grad_fn it is (chunk() gives several)
 
     @staticmethod
     def of(t: torch.Tensor) -> Facts:
-        grad = None
-        if t.is_leaf or t.retains_grad:
-            grad = None if t.grad is None else t.grad.clone()
-        retains = t.retains_grad
+        grad = t.grad  # this module's reads are not warned about (see watched())
         return Facts(
             t,
             t.is_leaf,
             t.requires_grad,
             t.grad_fn,
-            retains,
-            grad,
+            t.retains_grad,
+            None if grad is None else grad.detach().clone(),
+            None if grad is None else grad.data_ptr(),
             t._version,
             t.untyped_storage().data_ptr(),
+            t.output_nr,
         )
 
 
 @dataclass
 class Line:
     code: str
-    kind: str  # make, op, view, copy, no_grad, detach, parameter, requires_grad_, inplace, retain_grad,
-    #            hook, node_hook, post_hook, compare, out, backward, grad
+    kind: str  # make, like, op, view, copy, integer, chunk, detach, data, parameter, requires_grad_,
+    #            inplace, data_write, retain_grad, hook, node_hook, post_hook, set_grad, zero, read_grad,
+    #            module, eval, zero_grad, out, backward, grad
     target: str  # the tensor it defines or acts on
     inputs: tuple[str, ...] = ()
-    form: str = ""  # the OPS/VIEWS/COPIES/INPLACE pattern it came from
+    form: str = ""  # the OPS/VIEWS/COPIES/... pattern it came from
+    grad_mode: bool = True  # whether grad mode is on where its operation runs
+    defines: tuple[str, ...] = ()  # the names it binds, when more than its target (chunk())
 
 
-@dataclass
+@dataclass(eq=False)  # steps are told apart by identity
 class Step:
     line: Line
     error: str | None  # "RuntimeError: message" when the line raised
     before: dict[str, Facts]
     after: dict[str, Facts]
     events: list[tuple]  # hooks that ran during the line, in order
+    warned: list[str]  # the warnings the line gave, as Python's default filter shows them
     reached: set | None = None  # backward lines: the graph nodes backward could reach, taken before it ran
-    path: set | None = None  # grad lines: the nodes on a path from the output to one of the inputs
+    edges: set | None = None  # backward lines: the (node, output_nr) a gradient can flow into
+    path: set | None = None  # grad lines and backward(inputs=): the nodes between output and inputs
     nodes: dict | None = None  # backward lines: each tensor's node (node_of) before it ran
     output: Facts | None = None  # backward lines: the tensor it differentiates, before it ran
+    accumulators: dict | None = None  # backward lines: id(leaf) -> its AccumulateGrad node in the graph
+    entries: dict | None = None  # backward lines: each tensor's (node, output_nr) before it ran
+    has_node: dict | None = None  # op lines: whether each input had a node a gradient could enter
 
     def saved_versions(self) -> dict[str, int]:
         """The tensors this line's operation saved for backward (by OPS), at the version they had then."""
@@ -111,9 +157,9 @@ class Step:
             names = [line.target]
         elif saves == "in" and len(line.inputs) == 1:
             names = list(line.inputs)
-        elif saves == "in":  # a * b: each is saved when the other requires grad
-            a, b = line.inputs
-            names = [n for n, other in ((a, b), (b, a)) if self.before[other].requires_grad]
+        elif saves in ("in", "linear"):  # a * b, m(a) = a @ w.T + b: a factor is saved for the other's gradient
+            a, b = line.inputs[:2]
+            names = [n for n, other in ((a, b), (b, a)) if self.has_node[other]]
         return {name: self.after[name].version for name in names}
 
     def made(self) -> set:
@@ -121,8 +167,7 @@ class Step:
         return {
             f.grad_fn
             for name, f in self.after.items()
-            if f.grad_fn is not None
-            and (name not in self.before or self.before[name].grad_fn is not f.grad_fn)
+            if f.grad_fn is not None and (name not in self.before or self.before[name].grad_fn is not f.grad_fn)
         }
 
 
@@ -136,27 +181,13 @@ class Run:
     def version_when_made(self, name: str) -> int:
         return next(step.after[name].version for step in self.steps if name in step.after)
 
-    def written_in_place_after_hooking(self, name: str, until: Step) -> bool:
-        """An in-place write into this tensor's memory after its first hook (register-hook.md shows why
-        such a tensor's hooks see another gradient)."""
-        hooked = False
-        for step in self.steps:
-            if step is until:
-                return False
-            hooked = hooked or (
-                step.line.target == name and step.line.kind in ("hook", "node_hook", "retain_grad")
-            )
-            if hooked and step.line.kind == "inplace" and not step.error and name in step.before:
-                if step.before[step.line.target].memory == step.before[name].memory:
-                    return True
-        return False
+    def before(self, until: Step) -> list[Step]:
+        return self.steps[: self.steps.index(until)]
 
     def tensor_hooks(self, until: Step) -> dict[str, list[Step]]:
         """The hooks registered before `until`, under the first name of the tensor they were registered on."""
         hooks = {}
-        for step in self.steps:
-            if step is until:
-                break
+        for step in self.before(until):
             if step.line.kind == "hook" and not step.error:
                 hooks.setdefault(self.first_name(step.before[step.line.target].tensor), []).append(step)
         return hooks
@@ -168,18 +199,26 @@ class Run:
     def events_of(self, step: Step, name: str) -> list[tuple]:
         """What ran during `step` for the tensor `name` (by any of its names)."""
         tensor = step.before[name].tensor
-        return [e for e in step.events if step.before[e[1]].tensor is tensor]
+        return [e for e in step.events if e[1] in step.before and step.before[e[1]].tensor is tensor]
+
+    def contains(self, construct: str) -> bool:
+        return CONSTRUCTS[construct](self)
+
+
+def _edges(root_edge) -> set:
+    """The (node, output_nr) pairs a gradient flows into from `root_edge`, following next_functions."""
+    seen, todo = set(), [root_edge]
+    while todo:
+        edge = todo.pop()
+        if edge[0] is None or edge in seen:
+            continue
+        seen.add(edge)
+        todo.extend(edge[0].next_functions)
+    return seen
 
 
 def _graph(root) -> set:
-    seen, todo = set(), [root]
-    while todo:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        todo.extend(next_node for next_node, _ in node.next_functions)
-    return seen
+    return {node for node, _ in _edges((root, 0))}
 
 
 def node_of(facts: Facts):
@@ -187,32 +226,50 @@ def node_of(facts: Facts):
     if facts.grad_fn is not None:
         return facts.grad_fn
     if facts.requires_grad:
-        return facts.tensor.view_as(facts.tensor).grad_fn.next_functions[0][0]
+        try:
+            view = facts.tensor.view_as(facts.tensor)
+        except RuntimeError:  # a view made under no_grad() whose base was changed in place: unusable
+            return None
+        return None if view.grad_fn is None else view.grad_fn.next_functions[0][0]
     return None
 
 
-def _spies(events: list) -> dict:
+def edge_of(facts: Facts):
+    return (node_of(facts), facts.output_nr if facts.grad_fn is not None else 0)
+
+
+def _spies(events: list, namespace: dict) -> dict:
+    def grad_of(name):  # .grad of the hooked tensor as the hook runs (None before a retain_grad() store)
+        t = namespace.get(name)
+        return None if t is None or t.grad is None else t.grad.detach().clone()
+
+    def copy(grad):
+        return None if grad is None else grad.detach().clone()
+
     def spy(name, number):
         def hook(grad):
-            events.append(("hook", name, grad.clone(), None, number))
+            events.append(("hook", name, copy(grad), None, number, grad_of(name)))
 
         return hook
 
     def double(name, number):
         def hook(grad):
-            events.append(("hook", name, grad.clone(), grad * 2, number))
-            return grad * 2
+            new = None if grad is None else grad * 2
+            events.append(("hook", name, copy(grad), copy(new), number, grad_of(name)))
+            return new
 
         return hook
 
-    def node_pre(name):
-        return lambda grad_outputs: events.append(("node_pre", name, grad_outputs[0], None))
+    def node_pre(name, nr):
+        return lambda grad_outputs: events.append(("node_pre", name, copy(grad_outputs[nr]), None, 0, grad_of(name)))
 
-    def node_post(name):
-        return lambda grad_inputs, grad_outputs: events.append(("node_post", name, grad_outputs[0], None))
+    def node_post(name, nr):
+        return lambda grad_inputs, grad_outputs: events.append(
+            ("node_post", name, copy(grad_outputs[nr]), None, 0, grad_of(name))
+        )
 
     def post_accumulate(name):
-        return lambda t: events.append(("post_accumulate", name, t.grad.clone(), None))
+        return lambda t: events.append(("post_accumulate", name, copy(t.grad), None, 0, grad_of(name)))
 
     return {
         "spy": spy,
@@ -224,50 +281,117 @@ def _spies(events: list) -> dict:
 
 
 def tensors(namespace: dict) -> dict[str, Facts]:
-    return {k: Facts.of(v) for k, v in namespace.items() if isinstance(v, torch.Tensor) and k[0] in "tp"}
+    """The program's tensors as torch reports them, but for the outputs of chunk() whose base was
+    modified in place since: torch refuses to say anything about those (rule 9)."""
+    found = {}
+    for name, t in namespace.items():
+        if isinstance(t, torch.Tensor) and name[0] in "tp":
+            try:
+                found[name] = Facts.of(t)
+            except RuntimeError:
+                continue
+    return found
+
+
+class Program:
+    """A namespace the lines run in, as one Python file would: each line at its own line number, so
+    Python's default warning filter shows a warning once per line, as it would for the file."""
+
+    def __init__(self, seed: int) -> None:
+        torch.manual_seed(seed)
+        self.events: list = []
+        self.namespace = {"__name__": "program", "torch": torch, "nn": nn}
+        self.namespace.update(_spies(self.events, self.namespace))
+        self.run = Run()
+        self._watch = warnings.catch_warnings(record=True)
+        self.caught = self._watch.__enter__()
+        warnings.simplefilter("default")
+        warnings.filterwarnings("ignore", module="_programs")  # the checker's own reads of .grad
+
+    def close(self) -> None:
+        self._watch.__exit__(None, None, None)
+
+    def run_line(self, line: Line) -> Step:
+        """Run one line and append what happened to the run. Nothing runs between two lines, so the
+        tensors before this one are those after the last."""
+        namespace, run = self.namespace, self.run
+        before = run.steps[-1].after if run.steps else tensors(namespace)
+        reached = edges = path = nodes = output = accumulators = entries = None
+        if line.kind in ("backward", "grad"):
+            output = Facts.of(namespace[line.inputs[0]])
+            edges = _edges(edge_of(output))
+            reached = {node for node, _ in edges}
+            # a leaf used while it required grad keeps its node in the graph, whatever its flag is now
+            accumulators = {id(node.variable): node for node in reached if hasattr(node, "variable")}
+            nodes = {
+                name: accumulators.get(id(f.tensor)) if f.grad_fn is None else f.grad_fn for name, f in before.items()
+            }
+            nodes = {name: node or node_of(before[name]) for name, node in nodes.items()}
+            entries = {name: (nodes[name], f.output_nr if f.grad_fn is not None else 0) for name, f in before.items()}
+            entries["out" if line.inputs[0] == "out" else line.inputs[0]] = edge_of(output)
+            ends = {nodes[name] for name in line.inputs[1:] if name in nodes}
+            path = {node for node in reached if _graph(node) & ends}
+        start, warned_from = len(self.events), len(self.caught)
+        torch.set_grad_enabled(True)
+        try:
+            exec(compile("\n" * len(run.steps) + line.code, "program.py", "exec"), namespace)
+            error = None
+        except (RuntimeError, ValueError) as e:
+            error = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        warned = [str(w.message) for w in self.caught[warned_from:]]
+        after = tensors(namespace)
+        before = {name: facts for name, facts in before.items() if name in after}
+        step = Step(
+            line,
+            error,
+            before,
+            after,
+            self.events[start:],
+            warned,
+            reached,
+            edges,
+            path,
+            nodes,
+            output,
+            accumulators,
+            entries,
+        )
+        if line.kind in ("op", "inplace"):
+            names = (*line.inputs, line.target) if line.kind == "inplace" else line.inputs
+            step.has_node = {name: node_of(before[name]) is not None for name in names if name in before}
+        run.steps.append(step)
+        return step
 
 
 def run_lines(lines: list[Line], seed: int) -> Run:
     """Run the lines in a fresh namespace; a line naming a tensor that no longer exists is dropped."""
-    torch.manual_seed(seed)
-    events: list = []
-    namespace = {"torch": torch, "nn": nn, **_spies(events)}
-    run = Run()
-    for line in lines:
-        if any(
-            name not in namespace
-            for name in (*line.inputs, *([line.target] if line.kind not in _DEFINES else []))
-        ):
-            continue
-        run_line(line, namespace, events, run)
-    return run
-
-
-_DEFINES = {"make", "op", "view", "copy", "no_grad", "detach", "parameter", "compare", "out", "grad"}
-
-
-def run_line(line: Line, namespace: dict, events: list, run: Run) -> Step:
-    """Run one line and append what happened to `run`. Nothing runs between two lines, so the tensors
-    before this one are those after the last."""
-    before = run.steps[-1].after if run.steps else tensors(namespace)
-    reached = path = nodes = output = None
-    if line.kind in ("backward", "grad"):
-        output = Facts.of(namespace[line.inputs[0]])
-        nodes = {name: node_of(f) for name, f in before.items()}
-        reached = _graph(node_of(output))
-        if line.kind == "grad":
-            ends = {nodes[name] for name in line.inputs[1:]}
-            path = {node for node in reached if _graph(node) & ends}
-    start = len(events)
-    torch.set_grad_enabled(True)
+    program = Program(seed)
     try:
-        exec(line.code, namespace)
-        error = None
-    except RuntimeError as e:
-        error = f"RuntimeError: {str(e).splitlines()[0]}"
-    step = Step(line, error, before, tensors(namespace), events[start:], reached, path, nodes, output)
-    run.steps.append(step)
-    return step
+        for line in lines:
+            needed = (*line.inputs, *([line.target] if line.kind not in _DEFINES else []))
+            if any(name not in program.namespace for name in needed):
+                continue
+            program.run_line(line)
+    finally:
+        program.close()
+    return program.run
+
+
+_DEFINES = {
+    "make",
+    "like",
+    "op",
+    "view",
+    "copy",
+    "integer",
+    "chunk",
+    "detach",
+    "data",
+    "parameter",
+    "module",
+    "out",
+    "grad",
+}
 
 
 def render(lines: list[Line]) -> str:
@@ -280,25 +404,25 @@ class Generator:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
-        self.events: list = []
-        self.namespace = {"torch": torch, "nn": nn, **_spies(self.events)}
-        self.run = Run()
+        self.program = Program(seed)
+        self.namespace = self.program.namespace
+        self.run = self.program.run
         self.count = 0
         self.hooks = 0
-        torch.manual_seed(seed)
 
     def new(self) -> str:
         self.count += 1
         return f"t{self.count - 1}"
 
-    def alive(self, *, float_only=True, requires_grad=None, leaf=None) -> list[str]:
+    def alive(self, *, float_only=True, any_shape=False, requires_grad=None, leaf=None) -> list[str]:
         names = []
+        known = self.run.steps[-1].after if self.run.steps else {}
         for name, t in self.namespace.items():
-            if not (isinstance(t, torch.Tensor) and name.startswith("t")):
+            if name not in known:
                 continue
             if float_only and not t.is_floating_point():
                 continue
-            if t.shape != SHAPE:
+            if not any_shape and t.shape != SHAPE:
                 continue
             if requires_grad is not None and t.requires_grad != requires_grad:
                 continue
@@ -307,86 +431,164 @@ class Generator:
             names.append(name)
         return names
 
-    def add(self, code: str, kind: str, target: str, inputs=(), form="") -> Step:
-        line = Line(code, kind, target, tuple(inputs), form)
-        return run_line(line, self.namespace, self.events, self.run)
+    def context(self) -> str:
+        return self.rng.choices(list(CONTEXTS), weights=[14, 3, 1, 1, 1])[0]
+
+    def add(self, code: str, kind: str, target: str, inputs=(), form="", grad_mode=True, defines=()) -> Step:
+        line = Line(code, kind, target, tuple(inputs), form, grad_mode, tuple(defines))
+        return self.program.run_line(line)
 
     def make_leaf(self) -> None:
         name = self.new()
         shape = ", ".join(map(str, SHAPE))
         code = self.rng.choice(
             [
-                f"{name} = torch.randn({shape}, requires_grad=True)",
-                f"{name} = torch.randn({shape})",
-                f"{name} = nn.Parameter(torch.randn({shape}))",
-                f"{name} = torch.randn({shape}).requires_grad_()",
+                f"torch.randn({shape}, requires_grad=True)",
+                f"torch.randn({shape})",
+                f"nn.Parameter(torch.randn({shape}))",
+                f"torch.randn({shape}).requires_grad_()",
             ]
         )
-        self.add(code, "make", name)
+        context = self.context() if "requires_grad_" not in code else ""
+        self.add(f"{context}{name} = {code}", "make", name, grad_mode=CONTEXTS[context])
+
+    def make_module(self) -> None:
+        context = self.context()
+        code = f"{context}m = nn.Linear(3, 3); pw, pb = m.weight, m.bias"
+        self.add(code, "module", "pw", (), "", CONTEXTS[context], ("pw", "pb"))
 
     def body_line(self) -> None:
         rng, alive = self.rng, self.alive()
         a, b = rng.choice(alive), rng.choice(alive)
+        anything = self.alive(float_only=False, any_shape=True)
         shape = ", ".join(map(str, SHAPE))
-        kind = rng.choices(
-            [
-                "op",
-                "view",
-                "copy",
-                "no_grad",
-                "detach",
-                "parameter",
-                "requires_grad_",
-                "inplace",
-                "retain_grad",
-                "hook",
-                "node_hook",
-                "post_hook",
-                "compare",
-                "leaf",
-            ],
-            weights=[10, 4, 4, 2, 2, 1, 2, 4, 3, 7, 3, 3, 1, 2],
-        )[0]
+        kinds = {
+            "op": 10,
+            "view": 5,
+            "copy": 4,
+            "integer": 2,
+            "like": 2,
+            "chunk": 1,
+            "detach": 2,
+            "data": 1,
+            "parameter": 1,
+            "requires_grad_": 3,
+            "inplace": 5,
+            "data_write": 1,
+            "retain_grad": 5,
+            "hook": 10,
+            "node_hook": 4,
+            "post_hook": 4,
+            "set_grad": 1,
+            "zero": 3,
+            "read_grad": 1,
+            "module": 8 if "m" in self.namespace else 1,
+            "leaf": 2,
+        }
+        kind = rng.choices(list(kinds), weights=list(kinds.values()))[0]
         if kind == "leaf":
             return self.make_leaf()
-        if kind in ("op", "view", "copy", "no_grad"):
-            form = rng.choice({"op": list(OPS), "view": VIEWS, "copy": COPIES, "no_grad": list(OPS)}[kind])
-            name = self.new()
+        if kind in ("op", "view", "copy"):
+            forms = {"op": list(OPS), "view": VIEWS, "copy": COPIES}[kind]
+            form = rng.choice([f for f in forms if "m(" not in f])
+            if kind == "view" and rng.random() < 0.5:  # another view of a base that has views
+                bases = {self.namespace[n]._base for n in alive if self.namespace[n]._is_view()}
+                a = next((n for n in alive if self.namespace[n] in bases), a)
+            name, context = self.new(), self.context()
             expression = form.format(a=a, b=b, shape=shape)
-            if kind == "no_grad":
-                return self.add(f"with torch.no_grad(): {name} = {expression}", kind, name, (a, b), form)
-            return self.add(f"{name} = {expression}", kind, name, (a, b) if "{b}" in form else (a,), form)
-        if kind == "detach":
+            inputs = (a, b) if "{b}" in form else (a, "pw", "pb") if "m(" in form else (a,)
+            return self.add(f"{context}{name} = {expression}", kind, name, inputs, form, CONTEXTS[context])
+        if kind == "integer":
+            form, name = rng.choice(INTEGER), self.new()
+            if "topk" not in form and "argmax" not in form:  # not implemented for booleans
+                a = rng.choice(self.alive(float_only=False))
+            return self.add(f"{name} = {form.format(a=a, b=b)}", kind, name, (a, b) if "{b}" in form else (a,), form)
+        if kind == "like":
+            form, name = rng.choice(LIKE), self.new()
+            if "randn" not in form:  # random integers are not normal
+                a = rng.choice(self.alive(float_only=False))
+            context = self.context()
+            code = f"{context}{name} = {form.format(a=a, shape=shape)}"
+            return self.add(code, kind, name, (a,), form, CONTEXTS[context])
+        if kind == "chunk":
+            first, second, context = self.new(), self.new(), self.context()
+            code = f"{context}{first}, {second} = {a}.chunk(2, 1)"
+            return self.add(code, kind, first, (a,), "{a}.chunk(2, 1)", CONTEXTS[context], (first, second))
+        if kind in ("detach", "data"):
             name = self.new()
-            return self.add(f"{name} = {a}.detach()", kind, name, (a,))
+            return self.add(f"{name} = {a}.{kind}{'()' if kind == 'detach' else ''}", kind, name, (a,))
         if kind == "parameter":
-            name = self.new()
-            return self.add(f"{name} = nn.Parameter({a})", kind, name, (a,))
-        if kind == "compare":
-            name = self.new()
-            return self.add(f"{name} = {a} > 0", kind, name, (a,))
+            name, context = self.new(), self.context()
+            return self.add(f"{context}{name} = nn.Parameter({a})", kind, name, (a,), grad_mode=CONTEXTS[context])
         if kind == "requires_grad_":
-            return self.add(f"{a}.requires_grad_()", kind, a)
+            a = rng.choice(anything)
+            flag = rng.choice(["", "", "False"])
+            return self.add(f"{a}.requires_grad_({flag})", kind, a, form=flag)
         if kind == "inplace":
             form = rng.choice(INPLACE)
-            code = form.format(a=a, b=b)
-            if rng.random() < 0.25:
-                code = f"with torch.no_grad(): {code}"
-            return self.add(code, kind, a, (b,) if "{b}" in form else (), form)
+            views = [n for n in alive if self.namespace[n]._is_view()]
+            if views and rng.random() < 0.5:
+                a = rng.choice(views)
+            context = self.context()
+            code = context + form.format(a=a, b=b)
+            return self.add(code, kind, a, (b,) if "{b}" in form else (), form, CONTEXTS[context])
+        if kind == "data_write":
+            form = rng.choice(DATA_WRITES)
+            return self.add(form.format(a=a), kind, a, (), form)
         if kind == "retain_grad":
+            a = rng.choice(anything)
             return self.add(f"{a}.retain_grad()", kind, a)
         if kind == "hook":
+            a = rng.choice(anything)
             spy = rng.choice(["spy", "double"])
             self.hooks += 1
             return self.add(f'{a}.register_hook({spy}("{a}", {self.hooks}))', kind, a, (), spy)
         if kind == "node_hook":
+            a = rng.choice(self.alive(any_shape=True))
             if self.namespace[a].grad_fn is None:
                 return None
             which = rng.choice(["register_prehook(node_pre", "register_hook(node_post"])
-            return self.add(f'{a}.grad_fn.{which}("{a}"))', kind, a, (), which)
+            nr = self.namespace[a].output_nr  # the node's output this tensor is
+            return self.add(f'{a}.grad_fn.{which}("{a}", {nr}))', kind, a, (), which)
         if kind == "post_hook":
+            a = rng.choice(anything)
             return self.add(f'{a}.register_post_accumulate_grad_hook(post_accumulate("{a}"))', kind, a)
+        if kind == "set_grad":
+            return self.add(f"{a}.grad = torch.ones_like({a})", kind, a)
+        if kind == "zero":
+            a = rng.choice(anything)
+            form = rng.choice(["{a}.grad = None", "if {a}.grad is not None: {a}.grad.zero_()"])
+            return self.add(form.format(a=a), kind, a, (), form)
+        if kind == "read_grad":
+            a = rng.choice(anything)
+            form = rng.choice(["g = {a}.grad", "for _ in range(2): g = {a}.grad"])
+            return self.add(form.format(a=a), kind, a, (), form)
+        if kind == "module":
+            if "m" not in self.namespace:
+                return self.make_module()
+            form = rng.choice(
+                ["m({a})", "m({a})", "m.eval()", "m.train()", "m.zero_grad()", "m.zero_grad(set_to_none=False)"]
+            )
+            if form == "m({a})":
+                name, context = self.new(), self.context()
+                code = f"{context}{name} = m({a})"
+                return self.add(code, "op", name, (a, "pw", "pb"), form, CONTEXTS[context])
+            return self.add(form, "zero_grad" if "zero" in form else "eval", "pw", ("pw", "pb"), form)
         return None
+
+    def backward(self, a: str = "out") -> None:
+        rng = self.rng
+        roll, keep = rng.random(), ""
+        if roll < 0.15:
+            keep = "create_graph=True"
+        elif roll < 0.7:
+            keep = "retain_graph=True"
+        inputs = ()
+        if rng.random() < 0.2:
+            pool = self.alive(any_shape=True)
+            inputs = tuple(rng.sample(pool, k=min(len(pool), rng.randint(1, 2))))
+        arguments = ", ".join(filter(None, [keep, f"inputs=[{', '.join(inputs)}]" if inputs else ""]))
+        self.add(f"{a}.backward({arguments})", "backward", a, (a, *inputs), arguments)
 
     def finish(self) -> None:
         rng = self.rng
@@ -395,31 +597,188 @@ class Generator:
         if roll < 0.04:  # a non-scalar output: backward() cannot invent its gradient
             return self.add(f"{a}.backward()", "backward", a, (a,))
         if roll < 0.08:
-            return self.add(f"{a}.backward(torch.ones_like({a}))", "backward", a, (a,))
-        parts = rng.sample(self.alive(), k=min(2, len(self.alive())))
+            return self.add(f"{a}.backward(torch.ones_like({a}))", "backward", a, (a,), "ones_like")
+        pool = self.alive(float_only=False, any_shape=True)
+        parts = rng.sample(pool, k=min(2, len(pool)))
+        hooked = [s.line.target for s in self.run.steps if "hook" in s.line.kind and s.line.target in pool]
+        if hooked and rng.random() < 0.5:  # a loss through a hooked tensor, more often than by chance
+            parts[0] = rng.choice(hooked)
         self.add("out = " + " + ".join(f"{p}.sum()" for p in parts), "out", "out", tuple(parts))
-        if rng.random() < 0.35:
-            inputs = rng.sample(self.alive(requires_grad=True) or [a], k=1)
+        if rng.random() < 0.4:
+            inputs = rng.sample(self.alive(requires_grad=True, any_shape=True) or [a], k=1)
+            create = ", create_graph=True" if rng.random() < 0.2 else ""
             return self.add(
-                f"grads = torch.autograd.grad(out, [{inputs[0]}], allow_unused=True)",
+                f"grads = torch.autograd.grad(out, [{inputs[0]}], allow_unused=True{create})",
                 "grad",
                 "grads",
                 ("out", *inputs),
+                create,
             )
-        keep = rng.random() < 0.6
-        self.add("out.backward(retain_graph=True)" if keep else "out.backward()", "backward", "out", ("out",))
-        if rng.random() < 0.7:
+        self.backward()
+        if rng.random() < 0.15:  # something between the two passes
+            self.body_line()
+        if rng.random() < 0.9:
             self.add("out.backward()", "backward", "out", ("out",))
 
 
 def generate(seed: int) -> Run:
     g = Generator(seed)
-    for _ in range(g.rng.randint(1, 3)):
-        g.make_leaf()
-    for _ in range(g.rng.randint(2, 9)):
-        g.body_line()
-    g.finish()
+    try:
+        for _ in range(g.rng.randint(1, 3)):
+            g.make_leaf()
+        if g.rng.random() < 0.2:
+            g.make_module()
+        for _ in range(g.rng.randint(2, 10)):
+            g.body_line()
+        g.finish()
+    finally:
+        g.program.close()
     return g.run
+
+
+# Each construct the rules' words speak of, as a test of a run: did the program contain it?
+_GONE = Facts(torch.zeros(()), True, False, None, False, None, None, 0, 0, 0)  # a tensor torch refuses to describe
+
+
+def _has(pattern: str) -> Callable[[Run], bool]:
+    found = re.compile(pattern, re.MULTILINE)
+    return lambda run: any(found.search(step.line.code) and not step.error for step in run.steps)
+
+
+def _after(first: str, then: str) -> Callable[[Run], bool]:
+    a, b = re.compile(first), re.compile(then)
+    return lambda run: any(
+        a.search(s.line.code) and any(b.search(t.line.code) for t in run.steps[i + 1 :])
+        for i, s in enumerate(run.steps)
+        if not s.error
+    )
+
+
+CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
+    "a factory": _has(r"= torch\.randn\(2, 3\)$"),
+    "a factory with requires_grad=True": _has(r"= torch\.randn\(2, 3, requires_grad=True\)"),
+    "a factory with requires_grad=True under no_grad()": _has(r"no_grad\(\): t\d+ = torch\.randn\(.*requires_grad"),
+    "nn.Parameter": _has(r"nn\.Parameter\("),
+    "nn.Parameter under no_grad()": _has(r"no_grad\(\): (t\d+ = nn\.Parameter|m = nn\.Linear)"),
+    "a module's parameters": _has(r"m = nn\.Linear"),
+    "a module called": _has(r"= m\(t"),
+    "a module called after eval()": _after(r"m\.eval\(\)", r"= m\(t"),
+    "*_like()": _has(r"_like\(t\d+\)"),
+    "new_*()": _has(r"\.new_(zeros|ones)\("),
+    "*_like() or new_*() with requires_grad=True": _has(r"(_like|new_ones)\(.*requires_grad=True"),
+    "a cast to an integer dtype": _has(r"\.(long\(\)|to\(torch\.int64\))"),
+    "argmax()": _has(r"\.argmax\("),
+    "a comparison": _has(r" (>|==) "),
+    "nonzero()": _has(r"\.nonzero\(\)"),
+    "topk().indices": _has(r"\.topk\(2\)\.indices"),
+    "an operation under no_grad()": _has(r"^with torch\.no_grad\(\): t\d+ = t"),
+    "an operation under set_grad_enabled(False)": _has(r"set_grad_enabled\(False\): t\d+ = t"),
+    "enable_grad() inside no_grad()": _has(r"no_grad\(\), torch\.enable_grad\(\): t\d+ = t"),
+    "set_grad_enabled(True) inside no_grad()": _has(r"no_grad\(\), torch\.set_grad_enabled\(True\): t\d+ = t"),
+    "a view taken under no_grad()": _has(
+        r"no_grad\(\): t\d+(, t\d+)? = t\d+(\[:\]|\.view|\.t\(\)\.t|\.transpose|\.chunk)"
+    ),
+    "requires_grad_() on a base that has views": lambda run: any(
+        s.line.kind == "requires_grad_"
+        and s.line.form == ""
+        and not s.error
+        and any(f.tensor._base is s.before.get(s.line.target, _GONE).tensor for f in s.before.values())
+        for s in run.steps
+    ),
+    "an in-place operation on a view taken under no_grad()": _after(
+        r"no_grad\(\): (t\d+) = t\d+(\[:\]|\.view|\.t\(\)\.t|\.transpose)", r"^t\d+\.(mul|add)_"
+    ),
+    "a hook on a leaf, then requires_grad_(False)": _after(r"\.register_hook\(", r"\.requires_grad_\(False\)"),
+    "detach()": _has(r"\.detach\(\)"),
+    ".data": _has(r"= t\d+\.data$"),
+    "a write through .data": _has(r"\.data\.(mul|add)_"),
+    "view()": _has(r"\.view\(-1\)"),
+    "t()": _has(r"\.t\(\)\.t\(\)"),
+    "transpose()": _has(r"\.transpose\("),
+    "slicing": _has(r"\[:\]"),
+    "chunk()": _has(r"\.chunk\("),
+    "reshape()": _has(r"\.reshape\("),
+    "contiguous()": _has(r"\.contiguous\(\)"),
+    "clone()": _has(r"\.clone\(\)"),
+    ".to() another dtype": _has(r"\.to\(torch\.float64\)$"),
+    ".to() its own dtype": _has(r"\.to\(torch\.float32\)$"),
+    "requires_grad_()": _has(r"\.requires_grad_\(\)"),
+    "requires_grad_(False)": _has(r"\.requires_grad_\(False\)"),
+    "requires_grad_() after a recorded transform": lambda run: any(
+        s.line.kind == "requires_grad_" and s.line.form == "" and not s.before.get(s.line.target, _GONE).is_leaf
+        for s in run.steps
+    ),
+    "requires_grad_(False) on a non-leaf": lambda run: any(
+        s.line.kind == "requires_grad_" and s.line.form == "False" and not s.before.get(s.line.target, _GONE).is_leaf
+        for s in run.steps
+    ),
+    "an in-place operation": _has(r"\.(mul|add)_\((2|1|t\d+)\)$"),
+    "an in-place operation under no_grad()": _has(r"no_grad\(\): t\d+\.(mul|add)_"),
+    "an in-place write through a view of a base with several views": lambda run: any(
+        s.line.kind == "inplace"
+        and not s.error
+        and s.before.get(s.line.target, _GONE).tensor._is_view()
+        and sum(f.tensor._base is s.before.get(s.line.target, _GONE).tensor._base for f in s.before.values()) >= 2
+        for s in run.steps
+    ),
+    "retain_grad()": _has(r"\.retain_grad\(\)"),
+    "retain_grad() on a leaf": lambda run: any(
+        s.line.kind == "retain_grad" and not s.error and s.before.get(s.line.target, _GONE).is_leaf for s in run.steps
+    ),
+    "a tensor hook": _has(r"\.register_hook\((spy|double)\("),
+    "a hook that returns a tensor": _has(r"\.register_hook\(double\("),
+    "a grad_fn pre-hook": _has(r"\.grad_fn\.register_prehook\("),
+    "a grad_fn hook": _has(r"\.grad_fn\.register_hook\("),
+    "a post-accumulate-grad hook": _has(r"register_post_accumulate_grad_hook"),
+    "a hook registered before an in-place operation on its tensor": lambda run: any(
+        s.line.kind == "hook"
+        and not s.error
+        and any(
+            t.line.kind == "inplace" and not t.error and t.line.target == s.line.target
+            for t in run.steps[run.steps.index(s) + 1 :]
+        )
+        for s in run.steps
+    ),
+    "a hook on a tensor off the loss's path": lambda run: any(
+        s.line.kind == "backward"
+        and not s.error
+        and any(
+            h.line.target in s.nodes and s.nodes[h.line.target] not in s.reached
+            for h in run.before(s)
+            if h.line.kind == "hook" and not h.error
+        )
+        for s in run.steps
+    ),
+    "retain_grad() on a tensor off the loss's path": lambda run: any(
+        s.line.kind == "backward"
+        and not s.error
+        and any(f.retains_grad and s.nodes[n] not in s.reached for n, f in s.before.items())
+        for s in run.steps
+    ),
+    "a .grad set before backward()": _after(r"\.grad = torch\.ones_like", r"\.backward\("),
+    "backward()": _has(r"^out\.backward\(\)$"),
+    "backward(retain_graph=True)": _has(r"backward\(retain_graph=True"),
+    "backward(create_graph=True)": _has(r"backward\(create_graph=True"),
+    "backward(inputs=...)": _has(r"backward\(.*inputs=\["),
+    "backward(inputs=...) listing a non-leaf": lambda run: any(
+        s.line.kind == "backward"
+        and "inputs=" in s.line.code
+        and not s.error
+        and any(not s.before.get(n, _GONE).is_leaf for n in s.line.inputs[1:])
+        for s in run.steps
+    ),
+    "backward() of a non-scalar with a gradient": _has(r"\.backward\(torch\.ones_like"),
+    "two backward() passes": _after(r"out\.backward\((retain|create)", r"^out\.backward\(\)$"),
+    "torch.autograd.grad()": _has(r"torch\.autograd\.grad\("),
+    "torch.autograd.grad(create_graph=True)": _has(r"autograd\.grad\(.*create_graph=True"),
+    "module.zero_grad()": _has(r"^m\.zero_grad\(\)$"),
+    "module.zero_grad(set_to_none=False)": _has(r"m\.zero_grad\(set_to_none=False\)"),
+    "t.grad = None": _has(r"\.grad = None"),
+    "t.grad.zero_()": _has(r"\.grad\.zero_\(\)"),
+    "reading .grad": _has(r"^g = t\d+\.grad"),
+    "reading .grad in a loop": _has(r"range\(2\): g = "),
+    "an integer tensor": _has(r"\.(long\(\)|argmax)"),
+}
 
 
 def failures(rule: Rule, run: Run) -> list[str]:
@@ -445,17 +804,24 @@ def check(rules: dict[str, Rule], programs: int) -> bool:
     runs = [generate(seed) for seed in range(programs)]
     all_hold = True
     for number, (title, rule) in enumerate(rules.items(), start=1):
-        used, cases, broken = 0, 0, None
+        used, cases, broken, tried = 0, 0, None, set()
+        speaks_of = getattr(rule, "constructs", ())
         for seed, run in enumerate(runs):
             results = list(rule(run))
-            used += bool(results)
+            if results:
+                used += 1
+                tried.update(c for c in speaks_of if c not in tried and run.contains(c))
             cases += len(results)
             if broken is None and any(not held for held, _ in results):
                 broken = seed
-        if broken is None:
+        untried = [c for c in speaks_of if c not in tried]
+        if broken is None and not untried:
             print(f"rule {number} ({title}): holds on {used} random programs ({cases} cases)")
             continue
         all_hold = False
+        if broken is None:
+            print(f"rule {number} ({title}): FAILS. No program it checked has: {', '.join(untried)}")
+            continue
         smallest = shrink(rule, runs[broken], broken)
         print(f"rule {number} ({title}): FAILS. Smallest counterexample (program {broken}, shrunk):")
         print("    " + render(smallest.lines()).replace("\n", "\n    "))
