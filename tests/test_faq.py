@@ -55,6 +55,24 @@ MESSAGES = {
     ),
     "Full backward hook is firing when gradients are computed with respect to module outputs since no "
     "inputs require gradients.": ("faq/module-hooks/", "faq/first_layer_hook.py"),
+    "element 0 of tensors does not require grad and does not have a grad_fn": (
+        "faq/does-not-require-grad/",
+        "faq/element0.py",
+    ),
+    "Only Tensors of floating point and complex dtype can require gradients": (
+        "faq/requires-grad/",
+        "faq/int_factory.py",
+    ),
+    "only Tensors of floating point dtype can require gradients": (
+        "faq/requires-grad/",
+        "faq/int_requires_grad.py",
+    ),
+    "you can only change requires_grad flags of leaf variables.": (
+        "faq/requires-grad/",
+        "faq/nonleaf_requires_grad.py",
+    ),
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak.": ("faq/backward-options/", "faq/create_graph_backward.py"),
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.": (
         "faq/warnings/",
         "faq/nonleaf_warning.py",
