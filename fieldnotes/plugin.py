@@ -25,6 +25,7 @@ import markdown_exec
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
+from pymdownx.snippets import SnippetPreprocessor
 
 from fieldnotes import cache, graph_fence, lazy_imports, pages, runner, search_entries
 from fieldnotes.code_spans import drop_plain_token_spans
@@ -243,4 +244,7 @@ def _problem_block(example: Example, problem: str) -> str:
 
 
 def _code_key(code: str) -> str:
-    return code.strip()
+    # A whole-file include drops the file's section markers (`--8<-- [start:rule-1]`, which let a page
+    # show one part of it), so the block's code is the file without them.
+    lines = code.strip().splitlines()
+    return "\n".join(line for line in lines if not SnippetPreprocessor.RE_SNIPPET_SECTION.match(line)).strip()

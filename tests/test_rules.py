@@ -4,14 +4,22 @@ programs by snippets/rules/rules.py, whose output the build records and drift-gu
 from __future__ import annotations
 
 import ast
+import html
 import re
 import sys
+import textwrap
 
 import pytest
 
 from tests.conftest import ROOT, block
 
 RULES_DIR = ROOT / "snippets" / "rules"
+RULES_SOURCE = (RULES_DIR / "rules.py").read_text(encoding="utf-8")
+SECTION = re.compile(
+    r"^[ \t]*--8<-- \[start:rule-(?P<number>\d+)\]\n(?P<words>.*?)^[ \t]*--8<-- \[end:rule-(?P=number)\]",
+    re.DOTALL | re.MULTILINE,
+)
+INCLUDE = re.compile(r'^[ \t]*--8<-- "rules/rules\.py:rule-(?P<number>\d+)"[ \t]*$', re.MULTILINE)
 HOLDS = re.compile(
     r"^rule (?P<number>\d+) \((?P<title>.+)\): holds on (?P<programs>\d+) random programs \(\d+ cases\)$"
 )
@@ -42,11 +50,42 @@ if __name__ == "__main__" and not check(RULES, programs=60):
 '''
 
 
-def rule_titles() -> list[str]:
-    """The keys of RULES in rules.py, read from its syntax tree (not by running it)."""
-    tree = ast.parse((RULES_DIR / "rules.py").read_text(encoding="utf-8"))
+def rule_functions() -> list[ast.FunctionDef]:
+    """The predicates RULES in rules.py lists, in order, read from its syntax tree (not by running it)."""
+    tree = ast.parse(RULES_SOURCE)
     rules = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "RULES")
-    return [key.value for key in rules.keys]
+    listed = [name.id for name in rules.generators[0].iter.elts]
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return [functions[name] for name in listed]
+
+
+def rule_words() -> dict[int, str]:
+    """Each rule's words, by number: the lines between its section markers, dedented (as a page shows them)."""
+    words = {}
+    for match in SECTION.finditer(RULES_SOURCE):
+        number = int(match["number"])
+        assert number not in words, f"two sections rule-{number} in rules.py"
+        words[number] = textwrap.dedent(match["words"]).strip()
+    return words
+
+
+def rule_titles() -> list[str]:
+    """Each rule's title as the output names it: the bold sentence its words open with, without the
+    Markdown (a reader's reading of the words, not rules.py's title())."""
+    titles = []
+    for number in sorted(rule_words()):
+        lead = re.match(r"\*\*(.+?)\.\*\*", rule_words()[number], re.DOTALL)
+        assert lead, f"rule {number}'s words do not open with a bold sentence"
+        text = " ".join(lead[1].replace("`", "").split())
+        titles.append(text[0].lower() + text[1:])
+    return titles
+
+
+def visible_text(markdown_or_html: str) -> str:
+    """What a reader sees of a rule's words: no Markdown or HTML, entities read, spaces collapsed."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown_or_html)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text)).replace("**", "").replace("`", "")
+    return " ".join(text.split())
 
 
 def test_every_rule_is_recorded_as_holding_on_at_least_200_programs():
@@ -125,3 +164,50 @@ def test_a_wrong_rule_fails_the_build_and_shows_its_smallest_counterexample(proj
     assert program[-1].startswith("broken: ")
     assert 2 <= len(program) - 1 <= 3, f"not shrunk: {program}"
     assert program[0].startswith("t") and "torch.randn(2, 3)" in program[0]
+
+
+def test_each_rule_s_words_sit_in_its_own_predicate_s_docstring():
+    """Catches words moved away from the check that tests them (into another predicate, or out of any
+    docstring), a rule without words, and a rule whose words do not link to its check on rules.md."""
+    functions = rule_functions()
+    words = rule_words()
+    assert sorted(words) == list(range(1, len(functions) + 1)), f"sections {sorted(words)} for {len(functions)} rules"
+    for number, function in enumerate(functions, start=1):
+        docstring = ast.get_docstring(function, clean=False) or ""
+        inside = [int(m["number"]) for m in SECTION.finditer(docstring)]
+        assert inside == [number], f"{function.name}() holds the words of rules {inside}, not rule {number}'s"
+        assert f"](/rules.md#rule-{number})" in words[number], f"rule {number}'s words do not link to its check"
+
+
+def test_the_rules_page_and_the_cheat_sheet_show_every_rule_from_its_source():
+    """Catches a rule dropped from rules.md or the cheat sheet, and a rule written there by hand again
+    (its words would then drift from the predicate's)."""
+    for page in ("rules.md", "cheat-sheet.md"):
+        markdown = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        shown = [int(m["number"]) for m in INCLUDE.finditer(markdown)]
+        assert shown == sorted(rule_words()), f"docs/{page} includes rules {shown}"
+        for number in shown:
+            assert f"### Rule {number}\n" in markdown, f"docs/{page}: rule {number} has no heading (#rule-{number})"
+
+
+def test_a_rule_s_words_are_shown_as_prose_with_working_links_at_every_depth(project):
+    """Catches the include showing a rule's words as something else than its words (a code block, once
+    `dedent_subsections` is off and the docstring's indentation reaches the page), and a link in the words
+    that works from one folder only (MkDocs' `absolute_links: relative_to_docs` makes /rules.md#rule-4
+    relative to each page). A page at the top and one in a folder each include rule 4."""
+    project.snippet("rules/rules.py", RULES_SOURCE)
+    (project.path / "docs" / "faq").mkdir()
+    headings = "".join(f"## Rule {n}\n\ntext\n\n" for n in sorted(rule_words()))
+    for page in ("rules.md", "grad-is-none.md", "leaf-vs-intermediate.md", "retain-grad.md", "register-hook.md"):
+        project.page(page, f"# {page}\n\n" + (headings if page == "rules.md" else ""))
+    project.page("top.md", '# Top\n\n--8<-- "rules/rules.py:rule-4"\n')
+    project.page("faq/deep.md", '# Deep\n\n--8<-- "rules/rules.py:rule-4"\n')
+    result = project.build(timeout=120)
+    assert result.returncode == 0, result.stderr
+    expected = visible_text(rule_words()[4])
+    for page, to_rules in (("top", "../rules/#rule-4"), ("faq/deep", "../../rules/#rule-4")):
+        written = (project.path / "site" / page / "index.html").read_text(encoding="utf-8")
+        article = written[written.index("<article") : written.index("</article>")]
+        outside_code = re.sub(r"<pre.*?</pre>", "", article, flags=re.DOTALL)
+        assert expected in visible_text(outside_code), f"{page}: rule 4's words are not shown as prose"
+        assert f'href="{to_rules}"' in article, f"{page}: the link to rule 4's check is not {to_rules}"
