@@ -1,0 +1,62 @@
+"""Probes of the general sentences on faq/tensor-hooks.md. Counter-cases: an unreached parameter, a
+hook that runs later in the same pass, create_graph=True, a tensor that does not require grad."""
+
+from __future__ import annotations
+
+import torch
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/tensor-hooks.md"
+
+
+def test_a_hook_on_an_unreached_parameter_is_accepted_and_never_runs():
+    """Sentence: 'a hook on a parameter that requires grad but that the loss does not reach is accepted,
+    and never runs'."""
+    assert_on_page(PAGE, "that the loss does not reach is accepted, and never runs")
+    used, unused = torch.randn(2, requires_grad=True), torch.randn(2, requires_grad=True)
+    fired = []
+    unused.register_hook(lambda g: fired.append(g))
+    (used * 2).sum().backward()
+    assert fired == [] and unused.grad is None
+
+
+def test_the_sum_is_in_grad_before_backward_returns():
+    """Sentence: 'the sum is stored as soon as the hook returns, before the rest of the backward pass runs
+    (a hook that runs later in the same pass sees it)'. Counter-case to the old 'the sum is there only
+    after `backward()` returns': a hook on an intermediate further from the loss sees w's new sum."""
+    assert_on_page(PAGE, "a hook that runs later in the same pass sees it")
+    w, u = torch.tensor(1.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(2.0)
+    far = u.exp()
+    seen = []
+    far.register_hook(lambda g: seen.append(w.grad.clone()))
+    (w * far * 2).backward()
+    assert torch.equal(seen[0], w.grad) and w.grad.item() != 2.0
+
+
+def test_autograd_grad_frees_the_graph_unless_retained():
+    """Sentence: '`autograd.grad` frees the graph's saved tensors as `backward()` does, unless given
+    `retain_graph=True` (or `create_graph=True`, which implies it)'."""
+    assert_on_page(PAGE, "unless given `retain_graph=True` (or `create_graph=True`, which implies it)")
+    for keep in ({"retain_graph": True}, {"create_graph": True}):
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x.exp()
+        torch.autograd.grad(y, x, **keep)
+        torch.autograd.grad(y, x)
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x.exp()
+    torch.autograd.grad(y, x)
+    assert "a second time" in raises(lambda: torch.autograd.grad(y, x))
+
+
+def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():
+    """Sentence: 'A tensor that does not require grad never receives one ..., so torch refuses the hook at
+    once.' Counter-cases: a frozen parameter used in the loss; an integer tensor."""
+    assert_on_page(PAGE, "so torch refuses the hook at once")
+    frozen = torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    w = torch.ones(2, requires_grad=True)
+    (frozen * w).sum().backward()
+    assert frozen.grad is None
+    for t in (frozen, torch.ones(2, dtype=torch.long)):
+        assert "doesn't require gradient" in raises(lambda: t.register_hook(lambda g: g))

@@ -1,0 +1,46 @@
+"""Probes of the general sentences on faq/warnings.md. Counter-cases: backward(inputs=[b]) (issue 20's
+counter-example to rule 4), two reads on two lines, a .grad set by hand."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import torch
+
+from tests.probes._sentence import assert_on_page
+
+PAGE = "faq/warnings.md"
+
+
+def test_b_grad_stays_none_until_b_retains_its_gradient():
+    """Sentence: '`b.grad` is `None`, now and after later passes, until it does: by `b.retain_grad()`
+    before a pass, or by a pass that lists `b` in `backward(inputs=...)`'. Counter-case (the one issue 20
+    names): `c.backward(inputs=[b])` fills b.grad and leaves a.grad None."""
+    assert_on_page(PAGE, "or by a pass that lists `b` in `backward(inputs=...)`, which calls `retain_grad()` for it")
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b * b
+    c.backward(retain_graph=True)
+    assert not b.retains_grad
+    c.backward(inputs=[b], retain_graph=True)
+    assert b.retains_grad and b.grad is not None
+    assert torch.equal(a.grad, torch.tensor(36.0))
+
+
+def test_the_default_filter_shows_it_once_per_line():
+    """Sentence: 'Python's default filter shows a warning once per line of code that triggers it'.
+    Counter-case: the same loop reading on two lines (two warnings), in a fresh interpreter."""
+    assert_on_page(PAGE, "Python's default filter shows a warning once per line of code that triggers it")
+    code = textwrap.dedent(
+        """
+        import torch
+        b = torch.tensor(2.0, requires_grad=True) * 3
+        for step in range(3):
+            b.grad
+            b.grad
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.count("is not a leaf Tensor is being accessed") == 2
