@@ -12,8 +12,10 @@ page's section. (The search box itself, and the ranking, are exercised by tests/
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,29 @@ def test_faq_index_links_every_question(built_site):
     assert {q.split("#")[0] for q in questions} >= {p.removeprefix("faq/") for p in FAQ_PAGES if p.startswith("faq/")}
     lesson_answers = {p for p in FAQ_PAGES if not p.startswith("faq/")}  # messages a lesson answers
     assert {p for p in lesson_answers if any(link.startswith(f"../{p}#") for link in links)} == lesson_answers
+
+
+def snippet_shape_problems(text: str) -> list[str]:
+    """Lines over 70 characters, and comments that share a line with code."""
+    problems = [f"line {n}: {len(line)} characters" for n, line in enumerate(text.splitlines(), 1) if len(line) > 70]
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT and token.line[: token.start[1]].strip():
+            problems.append(f"line {token.start[0]}: a comment after code")
+    return problems
+
+
+@pytest.mark.parametrize(
+    "snippet", sorted((ROOT / "snippets" / "faq").glob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix()
+)
+def test_faq_snippets_fit_a_narrow_screen(snippet):
+    """A code block wider than 70 characters is cut off on a phone, and a comment after code is the part
+    cut off. Catches a long line or a trailing comment added to any FAQ snippet."""
+    problems = snippet_shape_problems(snippet.read_text(encoding="utf-8"))
+    assert not problems, f"{snippet.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+def test_the_shape_check_sees_a_long_line_and_a_trailing_comment():
+    assert snippet_shape_problems("x = 1\n# a comment on its own line\n") == []
+    assert snippet_shape_problems("x = 1  # after code\n") == ["line 1: a comment after code"]
+    assert snippet_shape_problems("y = '" + "a" * 70 + "'\n") == ["line 1: 76 characters"]
+    assert snippet_shape_problems("s = '# not a comment'\n") == []

@@ -5,7 +5,7 @@ import torch
 x = torch.tensor(3.0, requires_grad=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    for step in range(2):
+    for _ in range(2):
         x.grad = None
         (x**3).backward(create_graph=True)
 print(f"{len(caught)} warning for 2 calls:")

@@ -59,4 +59,4 @@ def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():
     (frozen * w).sum().backward()
     assert frozen.grad is None
     for t in (frozen, torch.ones(2, dtype=torch.long)):
-        assert "doesn't require gradient" in raises(lambda: t.register_hook(lambda g: g))
+        assert "doesn't require gradient" in raises(lambda t=t: t.register_hook(lambda g: g))
