@@ -15,6 +15,8 @@ import html
 import io
 import json
 import re
+import shutil
+import subprocess
 import tokenize
 from pathlib import Path
 
@@ -168,3 +170,77 @@ def test_the_shape_check_sees_a_long_line_and_a_trailing_comment():
     assert snippet_shape_problems("x = 1  # after code\n") == ["line 1: a comment after code"]
     assert snippet_shape_problems("y = '" + "a" * 70 + "'\n") == ["line 1: 76 characters"]
     assert snippet_shape_problems("s = '# not a comment'\n") == []
+
+# The theme's own search, run outside a browser: its worker script (lunr and the theme's ranking: a page's
+# own entry above its sections, scores scaled by how many of the query's words an entry has) loaded in
+# node with the two functions a worker gets from its browser, then sent the messages the search box
+# sends (set up with the index, then one query). Prints, for each query, the pages in result order.
+THEME_SEARCH = r"""
+const fs = require("fs"), path = require("path"), vm = require("vm");
+const site = process.argv[1];
+const workers = path.join(site, "assets/javascripts/workers");
+const file = fs.readdirSync(workers).find(f => /^search\..*\.min\.js$/.test(f));
+let listener = null, replies = [];
+const sandbox = {
+  console, setTimeout, Promise,
+  addEventListener: (type, fn) => { if (type === "message") listener = fn; },
+  postMessage: message => replies.push(message),
+  importScripts: () => { throw new Error("no other language is configured"); },
+};
+sandbox.self = sandbox;
+vm.createContext(sandbox);
+vm.runInContext(fs.readFileSync(path.join(workers, file), "utf8"), sandbox);
+const index = JSON.parse(fs.readFileSync(path.join(site, "search/search_index.json"), "utf8"));
+const queries = JSON.parse(fs.readFileSync(0, "utf8"));
+const send = data => new Promise(resolve => {
+  const before = replies.length;
+  listener({ data });
+  const wait = () => replies.length > before ? resolve(replies[replies.length - 1]) : setTimeout(wait, 1);
+  wait();
+});
+(async () => {
+  await send({ type: 0, data: { config: index.config, docs: index.docs, options: { suggest: false } } });
+  const out = [];
+  for (const q of queries) {
+    const reply = await send({ type: 2, data: q });
+    out.push(reply.data.items.map(group => group[0].location.split("#")[0]));
+  }
+  process.stdout.write(JSON.stringify(out));
+})();
+"""
+
+
+def theme_search(site: Path, queries: list[str]) -> list[list[str]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the theme's search worker cannot run outside a browser")
+    run = subprocess.run(
+        [node, "-e", THEME_SEARCH, str(site)], input=json.dumps(queries), capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
+def pasted(message: str) -> str:
+    """The line a reader copies from the terminal: the recorded output's line that holds the message, from
+    its exception's or warning's name on (`RuntimeError: ...`, `UserWarning: ...`)."""
+    recorded = Example(ROOT, f"snippets/{MESSAGES[message][1]}").recorded()
+    line = next(line for line in recorded.splitlines() if message in line)
+    return re.sub(r"^.*?(?=\b\w+(Error|Warning): )", "", line)
+
+
+def test_pasting_a_message_into_search_lands_on_its_answer(built_site):
+    """The first result of the site's search for each message, as torch prints it and as the whole line a
+    reader copies, is its answer page. Catches an answer page whose title or boost loses to another page:
+    the "element 0" answer as a section of a page titled otherwise comes after the home page (the home
+    page's title, Notes, matches `not*`, and the theme ranks a page's own entry above sections)."""
+    queries = {query: page for message, (page, _) in MESSAGES.items() for query in (message, pasted(message))}
+    results = dict(zip(queries, theme_search(built_site, list(queries)), strict=True))
+    wrong = {query: pages[:3] for query, pages in results.items() if pages[:1] != [queries[query]]}
+    assert not wrong, f"searches whose first result is not the answer page: {wrong}"
+
+
+def test_the_search_runner_ranks(built_site):
+    """The runner is the theme's search, not a stand-in that finds everything: an API name lands on its
+    lesson, and a word on no page finds nothing."""
+    found, nothing = theme_search(built_site, ["retain_grad", "xylophone"])
+    assert found[0] == "retain-grad/" and nothing == []
