@@ -8,7 +8,7 @@ device = "meta"
 class Scale(nn.Module):
     def __init__(self):
         super().__init__()
-        # .to() returns a new, plain tensor
+        # to another device, .to() returns a new, plain tensor
         self.w = nn.Parameter(torch.ones(3)).to(device)
 
     def forward(self, x):

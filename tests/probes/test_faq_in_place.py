@@ -15,10 +15,10 @@ PAGE = "faq/in-place.md"
 
 @pytest.mark.parametrize("split", ["unbind", "split", "chunk"])
 def test_views_from_a_function_returning_several_are_refused_at_once(split):
-    """Sentence: 'One kind is refused at once: a view returned by a function that returns several views,
-    such as `unbind()` or `split()`.' Counter-case for 'In-place operations on intermediates are allowed,
+    """Sentence: 'a view returned by a function that returns several, such as `unbind()`, `split()` or
+    `chunk()`' is refused at the in-place line. Counter-case for 'In-place operations on intermediates are allowed,
     until the backward pass needs the value': the same write on a view from plain slicing is allowed."""
-    assert_on_page(PAGE, "a view returned by a function that returns several views, such as `unbind()` or `split()`")
+    assert_on_page(PAGE, "a function that returns several, such as `unbind()`, `split()` or `chunk()`")
     a = torch.randn(2, 3, requires_grad=True)
     first = getattr(a * 1, split)(1) if split != "unbind" else (a * 1).unbind()
     assert "is a view and is being modified inplace" in raises(lambda: first[0].mul_(2))
@@ -26,6 +26,42 @@ def test_views_from_a_function_returning_several_are_refused_at_once(split):
     sliced.mul_(2)
     sliced.sum().backward()
     assert a.grad is not None
+
+
+def test_other_views_refused_at_the_in_place_line():
+    """Sentence: 'Some views are refused at once, at the in-place line: a view of a leaf that requires
+    grad, ...; and a view made under `torch.no_grad()`, changed with grad mode on.' Counter-case: the
+    no_grad view changed under no_grad (allowed)."""
+    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, changed with grad mode on.")
+    w = torch.ones(4, requires_grad=True)
+    assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
+    h = w * 1
+    with torch.no_grad():
+        v = h[:2]
+    assert "created in no_grad mode and is being modified inplace" in raises(lambda: v.mul_(2))
+    with torch.no_grad():
+        v.mul_(2)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "wording"),
+    [
+        ("w[0] = 0.0", "a view of a leaf Variable"),
+        ("w[1:] = 0.0", "a view of a leaf Variable"),
+        ("w[w > 0] = 0.0", "a leaf Variable"),
+        ("w[[0]] = 0.0", "a leaf Variable"),
+        ("w[:] = 0.0", "a leaf Variable"),
+    ],
+)
+def test_which_assignments_get_which_wording(assignment, wording):
+    """Sentence: 'Assigning into one entry or a slice of a weight (`w[0] = ...`, `w[1:] = ...`) writes
+    through a view of it, and gets its own wording ... (with a mask, a list of indices or the whole tensor,
+    `w[w > 0] = 0`, `w[[0]] = 0`, `w[:] = 0`, the write goes into `w` itself and gets the first wording)'."""
+    assert_on_page(PAGE, "the write goes into `w` itself and gets the first wording")
+    w = torch.randn(3, requires_grad=True)
+    namespace = {"w": w}
+    message = raises(lambda: exec(assignment, namespace))
+    assert message.startswith(f"{wording} that requires grad is being used in an in-place operation.")
 
 
 def test_the_version_counter():

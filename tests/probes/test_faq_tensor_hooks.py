@@ -60,3 +60,60 @@ def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():
     assert frozen.grad is None
     for t in (frozen, torch.ones(2, dtype=torch.long)):
         assert "doesn't require gradient" in raises(lambda t=t: t.register_hook(lambda g: g))
+
+
+def test_a_hook_runs_with_none_when_the_pass_computed_no_gradient():
+    """Sentence: 'A hook runs during the backward pass, when the pass reaches its tensor, and receives the
+    gradient (or `None`, when the pass computed none for it: the unused output of a `chunk()`'.
+    Counter-case to the old 'when a gradient reaches its tensor': the unused output's hook runs."""
+    assert_on_page(PAGE, "or `None`, when the pass computed none for it: the unused output of a `chunk()`")
+    w = torch.arange(4.0, requires_grad=True)
+    used, unused = (w * 1).chunk(2)
+    got = []
+    unused.register_hook(lambda g: got.append(g))
+    used.sum().backward()
+    assert got == [None]
+
+
+class _NoGradientForY(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * 2 + y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2, None
+
+
+def test_autograd_grad_needs_tensors_that_require_grad_and_receive_a_gradient():
+    """Sentences: '`torch.autograd.grad(loss, [tensor])` returns the gradients ... with respect to any
+    tensors in its graph that require grad' and 'raises when no gradient flows to one of the tensors ...:
+    it is on no path to the output, or only through an operation that gives it no gradient'.
+    Counter-cases: input data in the graph (raises), a tensor on the path of a Function returning None."""
+    assert_on_page(PAGE, "or only through an operation that gives it no gradient")
+    x = torch.randn(4, 3)
+    layer = torch.nn.Linear(3, 1)
+    assert "does not require grad" in raises(lambda: torch.autograd.grad(layer(x).sum(), [x]))
+    a, w = torch.tensor(1.0, requires_grad=True), torch.tensor(3.0, requires_grad=True)
+    h = w * 1
+    out = _NoGradientForY.apply(a, h)
+    assert "appears to not have been used in the graph" in raises(lambda: torch.autograd.grad(out, [h]))
+
+
+def test_record_the_original_gradient_after_the_last_in_place_change():
+    """Sentence: 'record it from a hook registered first, after the tensor's last in-place change (a hook
+    registered before an in-place change belongs to the old value, and runs after the new value's hooks)'.
+    Counter-case: registered before the change, the recording hook sees the changed gradient."""
+    assert_on_page(PAGE, "after the tensor's last in-place change")
+    for record_first in (True, False):
+        a = torch.tensor(2.0, requires_grad=True)
+        b = a * 3
+        seen = []
+        if record_first:
+            b.mul_(2)
+        b.register_hook(lambda g, seen=seen: seen.append(g.item()))
+        if not record_first:
+            b.mul_(2)
+        b.register_hook(lambda g: g * 100)
+        (b * 5).backward()
+        assert seen == ([5.0] if record_first else [1000.0])

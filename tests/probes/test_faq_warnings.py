@@ -44,3 +44,23 @@ def test_the_default_filter_shows_it_once_per_line():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stderr.count("is not a leaf Tensor is being accessed") == 2
+
+
+def test_catch_warnings_resets_the_once_per_line_memory():
+    """Sentence: 'until the warning filters change (each `warnings.catch_warnings()` block, which libraries
+    may enter on every call, resets that memory)'. Counter-case: an empty catch_warnings block in the loop
+    makes the same line warn on every iteration."""
+    assert_on_page(PAGE, "each `warnings.catch_warnings()` block, which libraries may enter on every call")
+    code = textwrap.dedent(
+        """
+        import warnings
+        import torch
+        b = torch.tensor(2.0, requires_grad=True) * 3
+        for step in range(3):
+            b.grad
+            with warnings.catch_warnings():
+                pass
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.count("is not a leaf Tensor is being accessed") == 3
