@@ -44,3 +44,25 @@ def test_a_full_backward_hook_returns_a_view_from_backward_hook_function():
     layer.register_full_backward_hook(lambda *args: None)
     out = layer(x)
     assert out._is_view() and "BackwardHookFunction" in out.grad_fn.name()
+
+
+def _first_layer_fired(freeze: bool, input_requires_grad: bool) -> bool:
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    fired = []
+    model[0].register_full_backward_hook(lambda *args: fired.append(True))
+    model[0].requires_grad_(not freeze)
+    with warnings.catch_warnings():
+        # the 'no inputs require gradients' warning, shown on the page
+        warnings.simplefilter("ignore")
+        model(torch.randn(3, 4, requires_grad=input_requires_grad)).sum().backward()
+    return bool(fired)
+
+
+def test_the_hook_fires_unless_nothing_about_the_module_gets_a_gradient():
+    """Sentence: 'The hook does **not** fire at all when nothing about the module gets a gradient'.
+    Counter-cases: the first layer frozen but its input requiring grad (fires: the input gets one), and
+    not frozen with data as input (fires: its parameters get one)."""
+    assert_on_page(PAGE, "The hook does **not** fire at all when nothing about the module gets a gradient")
+    assert not _first_layer_fired(freeze=True, input_requires_grad=False)
+    assert _first_layer_fired(freeze=True, input_requires_grad=True)
+    assert _first_layer_fired(freeze=False, input_requires_grad=False)

@@ -84,3 +84,18 @@ def test_reshape_and_slicing_give_non_leaves():
     w = torch.randn(4, requires_grad=True)
     for t in (w.reshape(4), w.reshape(2, 2), w[...], w[:], w[1:]):
         assert t is not w and not t.is_leaf
+
+
+def test_retain_grad_on_the_view_gives_the_view_its_gradient():
+    """Sentence: 'If you really want the gradient with respect to the view itself, call `retain_grad()` on
+    the view before `backward()`'. Counter-case: called after backward (nothing stored)."""
+    assert_on_page(PAGE, "call `retain_grad()` on the view before `backward()`")
+    flat = torch.randn(4, requires_grad=True)
+    square = flat.view(2, 2)
+    square.retain_grad()
+    (square**2).sum().backward()
+    assert square.grad.shape == (2, 2) and torch.equal(square.grad, 2 * square.detach())
+    late = flat.view(2, 2)
+    (late**2).sum().backward()
+    late.retain_grad()
+    assert late.grad is None

@@ -117,3 +117,32 @@ def test_record_the_original_gradient_after_the_last_in_place_change():
         b.register_hook(lambda g: g * 100)
         (b * 5).backward()
         assert seen == ([5.0] if record_first else [1000.0])
+
+
+def test_across_tensors_hooks_fire_from_the_loss_back():
+    """Sentence: 'Across tensors, hooks fire in the order the backward pass reaches them, from the loss back
+    to the leaves'. Counter-case: a leaf reached by two paths (its hook runs once, after both)."""
+    assert_on_page(PAGE, "Across tensors, hooks fire in the order the backward pass reaches them")
+    order = []
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b.exp()
+    d = c * a
+    for name, t in (("a", a), ("b", b), ("c", c), ("d", d)):
+        t.register_hook(lambda g, name=name: order.append(name))
+    d.backward()
+    assert order == ["d", "c", "b", "a"]
+
+
+def test_post_accumulate_hooks_see_the_sum_on_leaves_only():
+    """Sentence: '`register_post_accumulate_grad_hook(fn)` calls `fn(tensor)` after the gradient has been
+    added into `.grad`, so the hook sees the accumulated value'. Counter-cases: a `.grad` set before (the
+    hook sees the sum), a non-leaf (registration refused)."""
+    assert_on_page(PAGE, "calls `fn(tensor)` after the gradient has been added into `.grad`")
+    w = torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(10.0)
+    seen = []
+    w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.item()))
+    (2 * w).backward()
+    assert seen == [12.0]
+    assert "cannot be registered on non-leaf" in raises(lambda: (w * 2).register_post_accumulate_grad_hook(print))
