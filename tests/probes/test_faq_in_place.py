@@ -107,3 +107,18 @@ def test_detach_write_raises_and_data_write_is_silent():
     b.data.zero_()
     c.sum().backward()
     assert torch.equal(a.grad, torch.zeros(2))
+
+
+def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
+    """Sentence: 'torch raises this when a leaf that requires grad is changed in place with grad mode on'.
+    Counter-cases: under no_grad() and under inference_mode() (grad mode off: allowed), and a leaf that
+    does not require grad (allowed)."""
+    assert_on_page(PAGE, "torch raises this when a leaf that requires grad is changed in place with grad mode on")
+    w = torch.ones(2, requires_grad=True)
+    assert raises(lambda: w.mul_(2)).startswith("a leaf Variable that requires grad")
+    with torch.no_grad():
+        w.mul_(2)
+    with torch.inference_mode():
+        w.mul_(2)
+    torch.ones(2).mul_(2)
+    assert w.is_leaf and torch.equal(w.detach(), torch.full((2,), 4.0))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import torch
 
@@ -64,3 +65,19 @@ def test_catch_warnings_resets_the_once_per_line_memory():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stderr.count("is not a leaf Tensor is being accessed") == 3
+
+
+def test_when_the_warning_is_printed():
+    """Sentence: 'torch prints this warning when code reads the `.grad` of a non-leaf that does not retain
+    its gradient and has none'. Counter-cases: a non-leaf that retains (no warning), a non-leaf whose
+    `.grad` was set by hand (no warning), a leaf with no `.grad` (no warning)."""
+    assert_on_page(PAGE, "reads the `.grad` of a non-leaf that does not retain its gradient and has none")
+    a = torch.tensor(2.0, requires_grad=True)
+    kept, by_hand, plain = a * 3, a * 3, a * 3
+    kept.retain_grad()
+    by_hand.grad = torch.tensor(1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for tensor in (kept, by_hand, a, plain):
+            _ = tensor.grad
+    assert len(caught) == 1 and "is not a leaf Tensor is being accessed" in str(caught[0].message)
