@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fieldnotes import cache
+from fieldnotes.blocks import blocks, snippets_of
 from fieldnotes.examples import SNIPPETS_DIR, Example
-from fieldnotes.pages import blocks, snippets_of
 
 if TYPE_CHECKING:
     import nbformat
