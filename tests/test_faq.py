@@ -12,8 +12,12 @@ page's section. (The search box itself, and the ranking, are exercised by tests/
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
+import shutil
+import subprocess
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -55,6 +59,24 @@ MESSAGES = {
     ),
     "Full backward hook is firing when gradients are computed with respect to module outputs since no "
     "inputs require gradients.": ("faq/module-hooks/", "faq/first_layer_hook.py"),
+    "element 0 of tensors does not require grad and does not have a grad_fn": (
+        "faq/does-not-require-grad/",
+        "faq/element0.py",
+    ),
+    "Only Tensors of floating point and complex dtype can require gradients": (
+        "faq/requires-grad/",
+        "faq/int_factory.py",
+    ),
+    "only Tensors of floating point dtype can require gradients": (
+        "faq/requires-grad/",
+        "faq/int_requires_grad.py",
+    ),
+    "you can only change requires_grad flags of leaf variables.": (
+        "faq/requires-grad/",
+        "faq/nonleaf_requires_grad.py",
+    ),
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak.": ("faq/backward-options/", "faq/create_graph_backward.py"),
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.": (
         "faq/warnings/",
         "faq/nonleaf_warning.py",
@@ -122,3 +144,103 @@ def test_faq_index_links_every_question(built_site):
     assert {q.split("#")[0] for q in questions} >= {p.removeprefix("faq/") for p in FAQ_PAGES if p.startswith("faq/")}
     lesson_answers = {p for p in FAQ_PAGES if not p.startswith("faq/")}  # messages a lesson answers
     assert {p for p in lesson_answers if any(link.startswith(f"../{p}#") for link in links)} == lesson_answers
+
+
+def snippet_shape_problems(text: str) -> list[str]:
+    """Lines over 70 characters, and comments that share a line with code."""
+    problems = [f"line {n}: {len(line)} characters" for n, line in enumerate(text.splitlines(), 1) if len(line) > 70]
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT and token.line[: token.start[1]].strip():
+            problems.append(f"line {token.start[0]}: a comment after code")
+    return problems
+
+
+@pytest.mark.parametrize(
+    "snippet", sorted((ROOT / "snippets" / "faq").glob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix()
+)
+def test_faq_snippets_fit_a_narrow_screen(snippet):
+    """A code block wider than 70 characters is cut off on a phone, and a comment after code is the part
+    cut off. Catches a long line or a trailing comment added to any FAQ snippet."""
+    problems = snippet_shape_problems(snippet.read_text(encoding="utf-8"))
+    assert not problems, f"{snippet.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+def test_the_shape_check_sees_a_long_line_and_a_trailing_comment():
+    assert snippet_shape_problems("x = 1\n# a comment on its own line\n") == []
+    assert snippet_shape_problems("x = 1  # after code\n") == ["line 1: a comment after code"]
+    assert snippet_shape_problems("y = '" + "a" * 70 + "'\n") == ["line 1: 76 characters"]
+    assert snippet_shape_problems("s = '# not a comment'\n") == []
+
+# The theme's own search, run outside a browser: its worker script (lunr and the theme's ranking: a page's
+# own entry above its sections, scores scaled by how many of the query's words an entry has) loaded in
+# node with the two functions a worker gets from its browser, then sent the messages the search box
+# sends (set up with the index, then one query). Prints, for each query, the pages in result order.
+THEME_SEARCH = r"""
+const fs = require("fs"), path = require("path"), vm = require("vm");
+const site = process.argv[1];
+const workers = path.join(site, "assets/javascripts/workers");
+const file = fs.readdirSync(workers).find(f => /^search\..*\.min\.js$/.test(f));
+let listener = null, replies = [];
+const sandbox = {
+  console, setTimeout, Promise,
+  addEventListener: (type, fn) => { if (type === "message") listener = fn; },
+  postMessage: message => replies.push(message),
+  importScripts: () => { throw new Error("no other language is configured"); },
+};
+sandbox.self = sandbox;
+vm.createContext(sandbox);
+vm.runInContext(fs.readFileSync(path.join(workers, file), "utf8"), sandbox);
+const index = JSON.parse(fs.readFileSync(path.join(site, "search/search_index.json"), "utf8"));
+const queries = JSON.parse(fs.readFileSync(0, "utf8"));
+const send = data => new Promise(resolve => {
+  const before = replies.length;
+  listener({ data });
+  const wait = () => replies.length > before ? resolve(replies[replies.length - 1]) : setTimeout(wait, 1);
+  wait();
+});
+(async () => {
+  await send({ type: 0, data: { config: index.config, docs: index.docs, options: { suggest: false } } });
+  const out = [];
+  for (const q of queries) {
+    const reply = await send({ type: 2, data: q });
+    out.push(reply.data.items.map(group => group[0].location.split("#")[0]));
+  }
+  process.stdout.write(JSON.stringify(out));
+})();
+"""
+
+
+def theme_search(site: Path, queries: list[str]) -> list[list[str]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the theme's search worker cannot run outside a browser")
+    run = subprocess.run(
+        [node, "-e", THEME_SEARCH, str(site)], input=json.dumps(queries), capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
+def pasted(message: str) -> str:
+    """The line a reader copies from the terminal: the recorded output's line that holds the message, from
+    its exception's or warning's name on (`RuntimeError: ...`, `UserWarning: ...`)."""
+    recorded = Example(ROOT, f"snippets/{MESSAGES[message][1]}").recorded()
+    line = next(line for line in recorded.splitlines() if message in line)
+    return re.sub(r"^.*?(?=\b\w+(Error|Warning): )", "", line)
+
+
+def test_pasting_a_message_into_search_lands_on_its_answer(built_site):
+    """The first result of the site's search for each message, as torch prints it and as the whole line a
+    reader copies, is its answer page. Catches an answer page whose title or boost loses to another page:
+    the "element 0" answer as a section of a page titled otherwise comes after the home page (the home
+    page's title, Notes, matches `not*`, and the theme ranks a page's own entry above sections)."""
+    queries = {query: page for message, (page, _) in MESSAGES.items() for query in (message, pasted(message))}
+    results = dict(zip(queries, theme_search(built_site, list(queries)), strict=True))
+    wrong = {query: pages[:3] for query, pages in results.items() if pages[:1] != [queries[query]]}
+    assert not wrong, f"searches whose first result is not the answer page: {wrong}"
+
+
+def test_the_search_runner_ranks(built_site):
+    """The runner is the theme's search, not a stand-in that finds everything: an API name lands on its
+    lesson, and a word on no page finds nothing."""
+    found, nothing = theme_search(built_site, ["retain_grad", "xylophone"])
+    assert found[0] == "retain-grad/" and nothing == []

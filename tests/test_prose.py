@@ -1,8 +1,17 @@
-"""General sentences are backed. A paragraph that says always, never, only, every, exactly or nothing (outside
-code) states a rule, and a rule drawn from one example can be false. So the paragraph must point to what
-backs it: a claim the build checks against a recorded output (`text`{ data-out="x.py" }), the rule that
-checks it on random programs (a link to rules.md), or an executed example or a test named in a comment,
-`<!-- backed by snippets/x/y.py -->` (an example shown on the same page) or `<!-- backed by tests/z.py -->`.
+"""General sentences are backed. A paragraph that states a rule must point to what backs it: a claim the
+build checks against a recorded output (`text`{ data-out="x.py" }), a rule checked on random programs (a
+link to rules.md, or the rule's own words included with `--8<-- "rules/rules.py:rule-N"`), or an executed
+example or a test named in a comment, `<!-- backed by snippets/x/y.py -->` (an example shown on the same
+page) or `<!-- backed by tests/z.py -->` (for the FAQ, the probes in tests/probes/test_faq_*.py).
+
+What "states a rule" means (RULE_LIKE, matched outside code spans and links):
+- a quantifier: always, never, only, every, exactly, nothing, any, all, each, whenever, unless, whatever,
+  cannot, must, no other / no error / no `.grad` ...;
+- a rule-shaped phrase without one: "turns X into Y", "makes X a leaf", "refuses", "which is why",
+  "hence", "so that", "by default", "as soon as", "is there", "not ... until";
+- a sentence whose subject is generic: "A hook on a view sees ...", "An optimizer refuses ...",
+  "Hooks fire ...", "Views share ..." (an indefinite article, or a bare plural, and a noun autograd
+  deals in).
 
 docs/rules.md is the exception: its general sentences are the rules, and the code on that page checks them.
 """
@@ -15,10 +24,45 @@ import pytest
 
 from tests.conftest import ROOT
 
-GENERAL = re.compile(r"\b(always|never|only|every|exactly|nothing)\b", re.IGNORECASE)
-POINTS_TO_A_RULE = re.compile(r"\]\((\.\./)?rules\.md")
+NOUNS = (
+    r"tensors?|leaf|leaves|non-leaf|non-leaves|intermediates?|hooks?|optimizers?|parameters?|views?|"
+    r"operations?|modules?|gradients?|backward passes|backward pass|layers?|results?|factory|factories|"
+    r"weights?|losses|loss|models?|warnings?|errors?|calls?|functions?"
+)
+QUANTIFIERS = (
+    r"always|never|only|every|exactly|nothing|any|all|each|whenever|unless|whatever|wherever|cannot|"
+    r"can't|must|no (?:other|error|warning|gradient|tensor|leaf|hook|longer)"
+)
+PHRASES = (
+    r"\bturns?\b[^.]*?\binto\b",
+    r"\bmakes?\b[^.]*?\b(?:a|an)\s+(?:leaf|non-leaf|intermediate)\b",
+    r"\brefuses?\b",
+    r"\b(?:which|that|this) is why\b",
+    r"\bhence\b",
+    r"\bso that\b",
+    r"\bby default\b",
+    r"\bas soon as\b",
+    r"\b(?:is|are) there\b",
+    r"\bnot\b[^.]*?\buntil\b",
+)
+SENTENCE_START = r"(?:^|(?<=[.!?:;])\s+|^\s*[-*]\s+|^\s*\d+\.\s+)"
+GENERIC_SUBJECT = (
+    rf"{SENTENCE_START}(?:(?:A|An|Any)\s+(?:[\w-]+\s+){{0,2}}(?:{NOUNS})\b"
+    rf"|(?:Tensors|Leaves|Intermediates|Hooks|Views|Operations|Parameters|Gradients|Optimizers|Modules)\b)"
+)
+RULE_LIKE = re.compile(
+    "|".join([rf"\b(?:{QUANTIFIERS})\b", *PHRASES, GENERIC_SUBJECT]), re.IGNORECASE | re.MULTILINE
+)
+CODE_OR_LINK = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)")  # quoted code, messages and links say nothing
+POINTS_TO_A_RULE = re.compile(r"\]\((\.\./)?rules\.md|^--8<-- \"rules/rules\.py:rule-\d+\"$", re.MULTILINE)
 BACKED_BY = re.compile(r"<!-- backed by (\S+) -->")
 PAGES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if p.name != "rules.md"]
+
+# Pages whose owners (issue 21, the lessons) have not yet backed or narrowed the sentences the widened
+# check finds: on them only the quantifiers of the old check apply. The test below fails once such a
+# page passes the whole check, so that its entry is removed and the list only shrinks.
+OLD_QUANTIFIERS = re.compile(r"\b(always|never|only|every|exactly|nothing)\b", re.IGNORECASE)
+NOT_YET_WIDENED = {"grad-is-none.md", "leaf-vs-intermediate.md", "register-hook.md", "retain-grad.md"}
 
 
 def paragraphs(markdown: str) -> list[str]:
@@ -28,12 +72,12 @@ def paragraphs(markdown: str) -> list[str]:
     return [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith(("#", "|"))]
 
 
-def unbacked(page) -> list[str]:
+def unbacked(page, rule_like: re.Pattern = RULE_LIKE) -> list[str]:
     markdown = page.read_text(encoding="utf-8")
     shown = {f"snippets/{path}" for path in re.findall(r'^--8<-- "([^"]+)"$', markdown, re.MULTILINE)}
     problems = []
     for paragraph in paragraphs(markdown):
-        words = GENERAL.findall(re.sub(r"`[^`]*`", "", paragraph))  # quoted code and messages say nothing
+        words = [m.group(0).strip() for m in rule_like.finditer(CODE_OR_LINK.sub("", paragraph))]
         if not words or "data-out=" in paragraph or POINTS_TO_A_RULE.search(paragraph):
             continue
         backers = BACKED_BY.findall(paragraph)
@@ -43,27 +87,73 @@ def unbacked(page) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
+def page_id(page) -> str:
+    return page.relative_to(ROOT / "docs").as_posix()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_every_general_sentence_points_to_what_backs_it(page):
-    """Catches a new sentence that generalises with nothing behind it, and a backing comment naming an
-    example the page does not show or a test that does not exist."""
-    problems = unbacked(page)
+    """Catches a new sentence that generalises with nothing behind it, with or without a quantifier, and a
+    backing comment naming an example the page does not show or a test that does not exist."""
+    if page_id(page) in NOT_YET_WIDENED:
+        problems = unbacked(page, OLD_QUANTIFIERS)
+        assert unbacked(page), f"{page_id(page)} passes the widened check: remove it from NOT_YET_WIDENED"
+    else:
+        problems = unbacked(page)
     assert not problems, "general sentences with nothing backing them:\n" + "\n".join(problems)
 
 
-def test_the_check_sees_an_unbacked_sentence(tmp_path):
-    """The check itself can fail: the same sentence, unbacked, backed by a missing example, then backed."""
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "A hook always runs before the gradient is stored.",
+        # rule-like without any of the old quantifiers (issue 20's examples among them)
+        "An optimizer refuses a tensor that is not a leaf.",
+        "Calling `requires_grad_()` turns the result into a leaf in place.",
+        "The layers share one graph, which is why their weights get a `.grad`.",
+        "The sum is there after `backward()` returns.",
+        "A hook on a view sees the gradient of its base.",
+        "Views share their base's version counter.",
+        "`detach()` makes the copy a leaf.",
+        "With `create_graph=True` the gradient keeps a graph, so that it can be differentiated again.",
+    ],
+)
+def test_the_check_sees_an_unbacked_sentence(tmp_path, sentence):
+    """The check itself can fail: the same sentence, unbacked, backed by a missing example, then backed by
+    an example shown, by a rule's link, by a rule's included words, by a test that exists."""
     page = tmp_path / "page.md"
-    sentence = "A hook always runs before the gradient is stored."
     page.write_text(f"# Page\n\n{sentence}\n")
-    assert unbacked(page)
+    assert unbacked(page), f"the check lets {sentence!r} through"
+    assert not unbacked(page, OLD_QUANTIFIERS) or "always" in sentence, "the old check saw it already"
     page.write_text(f"# Page\n\n{sentence} <!-- backed by snippets/hooks/order.py -->\n")
     assert unbacked(page), "an example the page does not show backs nothing"
+    page.write_text(f"# Page\n\n{sentence} <!-- backed by tests/probes/no_such_probe.py -->\n")
+    assert unbacked(page), "a test that does not exist backs nothing"
     page.write_text(
         '# Page\n\n```python exec="on" source="above" result="text" title="snippets/hooks/order.py"\n'
         '--8<-- "hooks/order.py"\n```\n\n'
         f"{sentence} <!-- backed by snippets/hooks/order.py -->\n"
     )
     assert not unbacked(page)
-    page.write_text(f"# Page\n\n{sentence} See [rule 7](rules.md#the-rules-in-words).\n")
+    page.write_text(f"# Page\n\n{sentence} See [rule 7](rules.md#rule-7).\n")
+    assert not unbacked(page)
+    page.write_text(f'# Page\n\n{sentence} Rule 7:\n--8<-- "rules/rules.py:rule-7"\n')
+    assert not unbacked(page)
+    page.write_text(f"# Page\n\n{sentence} <!-- backed by tests/test_prose.py -->\n")
+    assert not unbacked(page)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The example prints the gradient.",
+        "Run the snippet, then read `.grad`.",
+        "See [Why `.grad` is None](grad-is-none.md) for more.",
+    ],
+)
+def test_the_check_lets_a_plain_sentence_through(tmp_path, sentence):
+    """A sentence about this example, an instruction or a link states no rule: without this the check would
+    flag every paragraph and mean nothing."""
+    page = tmp_path / "page.md"
+    page.write_text(f"# Page\n\n{sentence}\n")
     assert not unbacked(page)

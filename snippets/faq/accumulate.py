@@ -6,6 +6,7 @@ model = nn.Linear(2, 1)
 x, y = torch.randn(4, 2), torch.randn(4, 1)
 
 for step in range(3):
-    loss = (model(x) - y).pow(2).mean()  # same weights, same batch: the same gradient each time
+    # same weights, same batch: the same gradient each time
+    loss = (model(x) - y).pow(2).mean()
     loss.backward()
     print(f"step {step}: bias.grad = {model.bias.grad}")

@@ -5,6 +5,7 @@ torch.manual_seed(0)
 encoder, head = nn.Linear(4, 8), nn.Linear(8, 1)
 x = torch.randn(16, 4)
 features = encoder(x)
-loss = head(features.detach()).pow(2).mean()  # detach() cut the loss off from `features`
+# detach() cut the loss off from `features`
+loss = head(features.detach()).pow(2).mean()
 
 torch.autograd.grad(loss, [head.weight, features])

@@ -9,12 +9,14 @@ x = torch.randn(3, 4, requires_grad=True)
 
 def show(kind):
     def hook(module, grad_input, grad_output):
-        shapes = [None if g is None else tuple(g.shape) for g in grad_input]
+        shapes = [None if g is None else tuple(g.shape)
+                  for g in grad_input]
         print(f"{kind}: grad_input shapes {shapes}")
     return hook
 
 
-block = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))  # input (3, 4)
+# the block's input is (3, 4)
+block = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 block.register_backward_hook(show("register_backward_hook"))
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

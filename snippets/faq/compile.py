@@ -1,7 +1,9 @@
 import torch
 import torch.nn as nn
 
-BACKEND = "aot_eager"  # Dynamo + AOTAutograd, as with the default "inductor", minus its slow kernel codegen
+# Dynamo + AOTAutograd, as with the default "inductor",
+# minus its slow kernel code generation
+BACKEND = "aot_eager"
 
 
 class Net(nn.Module):
@@ -11,79 +13,103 @@ class Net(nn.Module):
 
     def forward(self, x):
         h = self.l1(x).relu()
-        self.act = h  # kept to read its gradient after backward, Grad-CAM style
+        # kept to read its gradient after backward, Grad-CAM style
+        self.act = h
         return self.l2(h)
 
 
-def hook_l1_output(module, inputs, output):  # a forward hook that hooks the output tensor
+# a forward hook that hooks the output tensor
+def hook_l1_output(module, inputs, output):
     output.register_hook(lambda grad: seen.update(l1_output=grad))
+
+
+def append_to(names, name):
+    return lambda *args: names.append(name)
 
 
 torch.manual_seed(0)
 x = torch.randn(3, 4)
 fired, seen = [], {}
 
-print("1. Hooks registered before compiling, and hooks on the compiled model's output")
+print("1. Hooks registered before compiling, "
+      "and hooks on the compiled model's output")
 net = Net()
-net.l2.weight.register_hook(lambda grad: fired.append("parameter hook"))
-net.l2.bias.register_post_accumulate_grad_hook(lambda p: fired.append("post-accumulate hook"))
+net.l2.weight.register_hook(append_to(fired, "parameter hook"))
+net.l2.bias.register_post_accumulate_grad_hook(
+    append_to(fired, "post-accumulate hook")
+)
 net.l1.register_forward_hook(hook_l1_output)
 compiled = torch.compile(net, backend=BACKEND)
 out = compiled(x)
 out.retain_grad()
-out.register_hook(lambda grad: fired.append("hook on the output"))
+out.register_hook(append_to(fired, "hook on the output"))
 net.act.retain_grad()
 out.sum().backward()
 print("   fired:", fired, "| out.grad is None:", out.grad is None)
-h = net.l1(x)  # eager, to check the value the tensor hook saw
+# eager, to check the value the tensor hook saw
+h = net.l1(x)
 (expected,) = torch.autograd.grad(net.l2(h.relu()).sum(), [h])
-print("   the tensor hook saw d loss / d l1 output:", torch.allclose(seen["l1_output"], expected))
+same = torch.allclose(seen["l1_output"], expected)
+print("   the tensor hook saw d loss / d l1 output:", same)
 
-print("2. retain_grad() on a tensor kept from inside the compiled forward")
-print("   net.act.grad is None:", net.act.grad is None, "| net.act.grad_fn:", net.act.grad_fn.name())
+print("2. retain_grad() on a tensor kept from inside the compiled "
+      "forward")
+print("   net.act.grad is None:", net.act.grad is None,
+      "| net.act.grad_fn:", net.act.grad_fn.name())
 
 print("3. Module hooks added after the first compiled call")
 later = []
-net.l2.register_forward_hook(lambda module, inputs, output: later.append("forward hook"))
-net.l2.register_full_backward_hook(lambda module, grad_input, grad_output: later.append("backward hook"))
+net.l2.register_forward_hook(append_to(later, "forward hook"))
+net.l2.register_full_backward_hook(append_to(later, "backward hook"))
 compiled(x).sum().backward()
 print("   compiled call:", later)
 net(x).sum().backward()
 print("   eager call:   ", later)
-print("   torch._dynamo.config.skip_nnmodule_hook_guards:", torch._dynamo.config.skip_nnmodule_hook_guards)
+print("   torch._dynamo.config.skip_nnmodule_hook_guards:",
+      torch._dynamo.config.skip_nnmodule_hook_guards)
 
-print("4. A second Net, with a full backward hook registered before compiling it")
+print("4. A second Net, with a full backward hook registered before "
+      "compiling it")
 later = []
 second = Net()
-second.l2.register_full_backward_hook(lambda module, grad_input, grad_output: later.append("backward hook"))
+hook = append_to(later, "backward hook")
+second.l2.register_full_backward_hook(hook)
 torch.compile(second, backend=BACKEND)(x).sum().backward()
 print("   compiled call:", later)
 
 
 def f(x, w):
     h = x * w
-    h.register_hook(lambda grad: torch.ones_like(grad))  # replace the gradient at h
+    # replace the gradient at h
+    h.register_hook(lambda grad: torch.ones_like(grad))
     h.retain_grad()
     return h.sin().sum(), h
 
 
-print("5. A hook, then retain_grad(), on one tensor inside compiled code")
-for name, fn in [("eager", f), ("compiled", torch.compile(f, backend=BACKEND))]:
+print("5. A hook, then retain_grad(), on one tensor inside compiled "
+      "code")
+runs = [("eager", f), ("compiled", torch.compile(f, backend=BACKEND))]
+for name, fn in runs:
     w = torch.ones(4, requires_grad=True)
     loss, h = fn(x[0], w)
     loss.backward()
-    print(f"   {name:8} h.grad={h.grad}  w.grad == x: {torch.equal(w.grad, x[0])}")
-print("   the compiled h.grad is cos(h), the gradient before the hook:", torch.allclose(h.grad, x[0].cos()))
+    w_is_x = torch.equal(w.grad, x[0])
+    print(f"   {name:8} h.grad={h.grad}  w.grad == x: {w_is_x}")
+before_hook = torch.allclose(h.grad, x[0].cos())
+print("   the compiled h.grad is cos(h), the gradient before the "
+      "hook:", before_hook)
 
 print("6. 3 and 4 again, with guards on module hooks")
 torch._dynamo.config.skip_nnmodule_hook_guards = False
-torch.compiler.reset()  # drop what was compiled without those guards
+# drop what was compiled without those guards
+torch.compiler.reset()
 later = []
 net, second = Net(), Net()
 compiled = torch.compile(net, backend=BACKEND)
 compiled(x).sum().backward()
-net.l2.register_forward_hook(lambda module, inputs, output: later.append("hook added later"))
+net.l2.register_forward_hook(append_to(later, "hook added later"))
 compiled(x).sum().backward()
-second.l2.register_full_backward_hook(lambda module, grad_input, grad_output: later.append("second's hook"))
+hook = append_to(later, "second's hook")
+second.l2.register_full_backward_hook(hook)
 torch.compile(second, backend=BACKEND)(x).sum().backward()
 print("   compiled calls:", later)

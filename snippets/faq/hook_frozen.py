@@ -1,7 +1,8 @@
 import torch.nn as nn
 
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
-model[0].requires_grad_(False)  # freeze the first layer
+# freeze the first layer
+model[0].requires_grad_(False)
 
 for p in model.parameters():
     p.register_hook(lambda grad: print(grad.shape))

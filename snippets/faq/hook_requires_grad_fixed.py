@@ -11,10 +11,12 @@ def make_hook(name):
 
 
 for name, p in model.named_parameters():
-    if p.requires_grad:  # frozen parameters get no gradient: nothing to hook
+    # frozen parameters get no gradient: nothing to hook
+    if p.requires_grad:
         p.register_hook(make_hook(name))
 
-out = model(torch.randn(3, 4))  # grad mode on, so the output is in the graph
+# grad mode on, so the output is in the graph
+out = model(torch.randn(3, 4))
 print("out.requires_grad:", out.requires_grad)
 out.register_hook(lambda grad: print("gradient for the output"))
 out.sum().backward()

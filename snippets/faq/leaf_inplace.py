@@ -6,4 +6,5 @@ lr = 0.1
 
 loss = (w ** 2).sum()
 loss.backward()
-w -= lr * w.grad  # a hand-written SGD step
+# a hand-written SGD step
+w -= lr * w.grad

@@ -5,7 +5,8 @@ torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True)
 lr = 0.1
 
-with torch.no_grad():  # changes to the weights are not part of the model: don't record them
+# changes to the weights are not part of the model: don't record them
+with torch.no_grad():
     w[0] = 0.0
 print("after init:  ", w)
 
@@ -16,5 +17,6 @@ with torch.no_grad():
 w.grad = None
 print("after a step:", w, "| is_leaf:", w.is_leaf)
 
-nn.init.normal_(w)  # torch.nn.init functions do their own no_grad
+# torch.nn.init functions do their own no_grad
+nn.init.normal_(w)
 print("nn.init.normal_ ran, is_leaf:", w.is_leaf)

@@ -2,4 +2,5 @@ import torch
 
 torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True)
-w[0] = 0.0  # initialise one entry by hand
+# initialise one entry by hand
+w[0] = 0.0

@@ -5,5 +5,6 @@ leaf = torch.randn(3, requires_grad=True)
 torch.optim.SGD([leaf], lr=0.1)
 print("a leaf: accepted")
 
-w = torch.randn(3, requires_grad=True) * 0.01  # not a leaf
+# not a leaf
+w = torch.randn(3, requires_grad=True) * 0.01
 optimizer = torch.optim.SGD([w], lr=0.1)

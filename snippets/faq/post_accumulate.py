@@ -1,7 +1,13 @@
 import torch
 
 w = torch.tensor(1.0, requires_grad=True)
-w.register_hook(lambda grad: print(f"  register_hook: grad={grad}, w.grad={w.grad}"))
+
+
+def show(grad):
+    print(f"  register_hook: grad={grad}, w.grad={w.grad}")
+
+
+w.register_hook(show)
 
 for step in range(2):
     print(f"backward {step}:")

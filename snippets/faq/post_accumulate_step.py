@@ -8,7 +8,8 @@ lr = 0.1
 
 
 def step(p):
-    # Called once p.grad holds this backward pass's full gradient: update p and free its .grad.
+    # called once p.grad holds this backward pass's full gradient:
+    # update p and free its .grad
     with torch.no_grad():
         p -= lr * p.grad
     p.grad = None
@@ -20,5 +21,7 @@ for p in model.parameters():
 
 before = [p.detach().clone() for p in model.parameters()]
 model(torch.randn(16, 4)).pow(2).mean().backward()
-changed = [not torch.equal(b, p) for b, p in zip(before, model.parameters(), strict=True)]
-print("every parameter changed:", all(changed), "| grads kept:", [p.grad for p in model.parameters()])
+pairs = zip(before, model.parameters(), strict=True)
+changed = [not torch.equal(b, p) for b, p in pairs]
+print("every parameter changed:", all(changed),
+      "| grads kept:", [p.grad for p in model.parameters()])

@@ -6,11 +6,13 @@ cell = nn.RNNCell(2, 3)
 h = torch.zeros(1, 3)
 
 for step in range(3):
-    h = cell(torch.randn(1, 2), h)  # h carries the graph of every earlier step
+    # h carries the graph of every earlier step
+    h = cell(torch.randn(1, 2), h)
     loss = h.pow(2).sum()
     cell.zero_grad()
     loss.backward()
-    with torch.no_grad():           # a plain SGD step
+    # a plain SGD step
+    with torch.no_grad():
         for p in cell.parameters():
             p -= 0.1 * p.grad
     print(f"step {step}: loss {loss.item():.4f}")

@@ -6,7 +6,8 @@ cell = nn.RNNCell(2, 3)
 h = torch.zeros(1, 3)
 
 for step in range(3):
-    h = cell(torch.randn(1, 2), h.detach())  # keep the value, cut the old graph
+    # keep the value, cut the old graph
+    h = cell(torch.randn(1, 2), h.detach())
     loss = h.pow(2).sum()
     cell.zero_grad()
     loss.backward()

@@ -9,7 +9,8 @@ for step in range(3):
     h = cell(torch.randn(1, 2), h)
     loss = h.pow(2).sum()
     cell.zero_grad()
-    loss.backward(retain_graph=True)  # what the error message suggests
+    # what the error message suggests
+    loss.backward(retain_graph=True)
     with torch.no_grad():
         for p in cell.parameters():
             p -= 0.1 * p.grad

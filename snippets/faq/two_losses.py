@@ -1,9 +1,12 @@
 import torch
 
 a = torch.tensor(2.0, requires_grad=True)
-shared = a.exp()           # both losses use this; exp saves its result
+# both losses use this; exp saves its result
+shared = a.exp()
 
 loss1 = shared * 3
 loss2 = shared ** 2
-loss1.backward()           # frees what the shared part saved
-loss2.backward()           # goes through the shared part again
+# frees what the shared part saved
+loss1.backward()
+# goes through the shared part again
+loss2.backward()

@@ -1,7 +1,8 @@
 import torch
 
 torch.manual_seed(0)
-w = torch.randn(4, requires_grad=True).view(2, 2)  # the view is not the leaf
+# the view is not the leaf
+w = torch.randn(4, requires_grad=True).view(2, 2)
 print("is_leaf:", w.is_leaf, " grad_fn:", w.grad_fn.name())
 
 loss = (w ** 2).sum()

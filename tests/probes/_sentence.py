@@ -1,0 +1,31 @@
+"""What every FAQ probe shares: the sentence it tries to break must still be on its page.
+
+A probe backs the words it quotes. When the page's wording changes, the probe fails here, so whoever
+changed the sentence tries the new words against torch too instead of leaving an old probe behind.
+"""
+
+from __future__ import annotations
+
+from tests.conftest import ROOT
+
+
+def prose(page: str) -> str:
+    """The page's Markdown with line breaks and runs of spaces collapsed, as a reader sees the text."""
+    return " ".join((ROOT / "docs" / page).read_text(encoding="utf-8").split())
+
+
+def assert_on_page(page: str, sentence: str) -> None:
+    """The quoted words are on the page (whitespace aside)."""
+    text = prose(page)
+    words = " ".join(sentence.split())
+    assert words in text, f"{page} no longer says {words!r}: try the new wording against torch"
+
+
+def raises(fn, expected: type[BaseException] = RuntimeError) -> str:
+    """Run fn, which must raise `expected`; return the message."""
+    try:
+        fn()
+    except expected as error:
+        return str(error)
+    raise AssertionError(f"{fn} raised nothing")
+

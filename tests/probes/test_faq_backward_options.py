@@ -1,0 +1,154 @@
+"""Probes of the general sentences on faq/backward-options.md (backward(inputs=...), create_graph=True).
+
+Each test quotes its sentence, checks the page still says it, and tries it on the counter-case an
+expert would try first: a non-leaf listed, a tensor off the loss's path, one not requiring grad, a
+`.grad` set before, a retain_grad() tensor beyond the inputs, a gradient that is a constant.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/backward-options.md"
+
+
+def test_inputs_fills_the_listed_tensors_and_no_other():
+    """Sentence: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
+    listed, and of no other tensor, leaves included.' Counter-cases: a `.grad` set before (added to), a
+    tensor beyond the listed one that called retain_grad() (not filled), a leaf not listed."""
+    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no other tensor")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b.retain_grad()
+    d = b * 3
+    other = torch.tensor(5.0, requires_grad=True)
+    w = torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(10.0)
+    (d.sum() * w * other).backward(inputs=[d, w])
+    assert torch.equal(w.grad, torch.tensor(10.0 + 3 * 6 * 5))
+    assert d.grad is not None
+    assert b.grad is None and a.grad is None and other.grad is None
+
+
+def test_listing_a_non_leaf_makes_it_retain_its_gradient_for_later_passes():
+    """Sentences: 'Listing a non-leaf calls `retain_grad()` on it for you ..., and that stays: a later
+    `backward()` without `inputs` fills `b.grad` again'. Counter-cases: a listed leaf (retains_grad stays
+    False: it needs no retaining), and autograd.grad (does not make it retain)."""
+    assert_on_page(PAGE, "Listing a non-leaf calls `retain_grad()` on it for you")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    assert not b.retains_grad
+    torch.autograd.grad((b * b).sum(), b)
+    assert not b.retains_grad
+    (b * b).sum().backward(inputs=[b], retain_graph=True)
+    assert b.retains_grad
+    (b * b).sum().backward()
+    assert torch.equal(b.grad, 2 * (2 * b.detach()))
+    leaf = torch.ones(2, requires_grad=True)
+    (leaf * 2).sum().backward(inputs=[leaf])
+    assert not leaf.retains_grad and leaf.grad is not None
+
+
+def test_a_listed_non_leaf_has_its_grad_fn_run_and_freed():
+    """Sentence: 'for a listed non-leaf, that tensor's own `grad_fn` too (its hooks fire and what it saved
+    is freed), though nothing beyond it gets a `.grad`'. Counter-case: autograd.grad with the same
+    non-leaf as input, which does not run that node (a later pass through it works)."""
+    assert_on_page(PAGE, "for a listed non-leaf, that tensor's own `grad_fn` too")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a.exp()
+    fired = []
+    b.grad_fn.register_prehook(lambda grad: fired.append("pre-hook"))
+    (b * b).sum().backward(inputs=[b])
+    assert fired == ["pre-hook"] and a.grad is None
+    assert "a second time" in raises(lambda: b.sum().backward())
+    c = a.exp()
+    torch.autograd.grad((c * c).sum(), c)
+    c.sum().backward()
+    assert a.grad is not None
+
+
+def test_listing_some_parameters_leaves_the_others_as_they_were():
+    """Sentence: 'listing some parameters leaves the others' `.grad` as it was'. Counter-case: the
+    others had a `.grad` already (kept, not cleared or added to)."""
+    assert_on_page(PAGE, "listing some parameters leaves the others' `.grad` as it was")
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1))
+    model(torch.randn(5, 3)).sum().backward()
+    before = model[0].weight.grad.clone()
+    model(torch.randn(5, 3)).sum().backward(inputs=list(model[1].parameters()))
+    assert torch.equal(model[0].weight.grad, before)
+
+
+def test_tensor_hooks_beyond_the_listed_tensors_do_not_run():
+    """Sentence: 'nothing beyond it gets a `.grad`': a tensor hook on the leaf behind the listed non-leaf
+    does not run either. Counter-case: a hook on the listed tensor itself runs."""
+    assert_on_page(PAGE, "though nothing beyond it gets a `.grad`")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    fired = []
+    a.register_hook(lambda g: fired.append("a"))
+    b.register_hook(lambda g: fired.append("b"))
+    (b * b).sum().backward(inputs=[b])
+    assert fired == ["b"]
+
+
+def test_inputs_off_the_path_not_requiring_grad_or_empty():
+    """Sentence: 'A listed tensor that the loss does not depend on gets no `.grad` and no error; one that
+    does not require grad raises `can't retain_grad on Tensor that has requires_grad=False`, and an
+    empty list raises too.'"""
+    assert_on_page(PAGE, "A listed tensor that the loss does not depend on gets no `.grad` and no error")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    unrelated = torch.randn(2, requires_grad=True)
+    (a * 2).sum().backward(inputs=[unrelated])
+    assert unrelated.grad is None and a.grad is None
+    message = raises(lambda: (a * 2).sum().backward(inputs=[torch.randn(2)]))
+    assert message == "can't retain_grad on Tensor that has requires_grad=False"
+    assert "cannot be empty" in raises(lambda: (a * 2).sum().backward(inputs=[]))
+
+
+def test_create_graph_gives_a_grad_fn_except_to_a_constant_gradient():
+    """Sentences: 'It records the backward pass itself, so that the gradient it returns is a tensor in a
+    graph, with a `grad_fn`' and 'a gradient that does not depend on anything requiring grad has no
+    `grad_fn`: the gradient of `3 * x` is the constant 3'. Counter-cases: linear and additive outputs."""
+    assert_on_page(PAGE, "Even with `create_graph=True`, a gradient that does not depend on anything requiring grad")
+    x = torch.tensor(3.0, requires_grad=True)
+    (g,) = torch.autograd.grad(x**3, x, create_graph=True)
+    assert g.grad_fn is not None
+    for y in (x * 3, x + 3):
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        assert g.grad_fn is None and not g.requires_grad
+        assert "does not require grad" in raises(lambda g=g: torch.autograd.grad(g, x))
+
+
+def test_autograd_grad_stores_nothing_in_grad():
+    """Sentence: '`torch.autograd.grad(..., create_graph=True)` ... returns the gradient and stores nothing
+    in `.grad`.' Counter-case: a leaf whose `.grad` was set before (left as it was)."""
+    assert_on_page(PAGE, "is the usual way: it returns the gradient and stores nothing in `.grad`")
+    x = torch.tensor(3.0, requires_grad=True)
+    x.grad = torch.tensor(1.0)
+    torch.autograd.grad(x**3, x, create_graph=True)
+    assert torch.equal(x.grad, torch.tensor(1.0))
+
+
+def _warnings_printed(code: str) -> int:
+    run = subprocess.run(
+        [sys.executable, "-W", "always", "-c", "import torch\n" + code], capture_output=True, text=True, check=True
+    )
+    return run.stderr.count("Using backward() with create_graph=True will create a reference cycle")
+
+
+def test_the_reference_cycle_warning_is_printed_once_per_process():
+    """Sentence: 'torch warns about it, once per process' (with Python's warnings set to "always").
+    Counter-cases: two calls in one process (one warning), a graph where no cycle can form (x * 3: the
+    gradient has no graph, torch warns all the same), autograd.grad (no warning), two processes."""
+    assert_on_page(PAGE, "torch warns about it, once per process")
+    x = "x = torch.tensor(3.0, requires_grad=True)\n"
+    assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1
+    assert _warnings_printed(x + "(x * 3).backward(create_graph=True)\n") == 1
+    assert _warnings_printed(x + "torch.autograd.grad(x**3, x, create_graph=True)\n") == 0

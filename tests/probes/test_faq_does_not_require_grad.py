@@ -1,0 +1,103 @@
+"""Probes of the general sentences on faq/does-not-require-grad.md (the "element 0" answer).
+
+Each test quotes its sentence, checks the page still says it, and tries it on the counter-case an
+expert would try first. The weakening each catches: the sentence widened back to what torch breaks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/does-not-require-grad.md"
+MESSAGE = "of tensors does not require grad and does not have a grad_fn"
+
+
+def test_element_index_is_the_position_among_the_tensors_given():
+    """Sentence: '`torch.autograd.backward([loss1, loss2])` with the second one outside the graph says
+    `element 1`.' Counter-case: the first tensor is the one outside the graph (then it is element 0)."""
+    assert_on_page(PAGE, "with the second one outside the graph says `element 1`")
+    w = torch.randn(3, requires_grad=True)
+    inside, outside = (w * 2).sum(), torch.tensor(1.0)
+    assert raises(lambda: torch.autograd.backward([inside, outside])) == f"element 1 {MESSAGE}"
+    inside = (w * 2).sum()
+    assert raises(lambda: torch.autograd.backward([outside, inside])) == f"element 0 {MESSAGE}"
+
+
+def _model_and_data():
+    torch.manual_seed(0)
+    return nn.Linear(4, 1), torch.randn(8, 4)
+
+
+@pytest.mark.parametrize("cause", ["no_grad", "inference_mode", "detach", "frozen", "item", "numpy"])
+def test_each_cause_leaves_a_loss_without_grad_fn(cause):
+    """Sentences: the five causes (and `torch.inference_mode()` beside no_grad) each give the error.
+    Counter-case for 'a frozen model': it raises only when the input does not require grad either
+    (tested below); for detach: detaching anywhere between the parameters and the loss."""
+    assert_on_page(PAGE, "**`torch.no_grad()`** (or `torch.inference_mode()`)")
+    model, x = _model_and_data()
+    if cause == "no_grad":
+        with torch.no_grad():
+            loss = model(x).sum()
+    elif cause == "inference_mode":
+        with torch.inference_mode():
+            loss = model(x).sum()
+    elif cause == "detach":
+        # detached in the middle, not at the end
+        loss = (model(x).detach() * 2).exp().sum()
+    elif cause == "frozen":
+        loss = model.requires_grad_(False)(x).sum()
+    elif cause == "item":
+        loss = torch.tensor(model(x).sum().item())
+    else:
+        loss = torch.tensor(np.square(model(x).detach().numpy()).mean())
+    assert loss.grad_fn is None and not loss.requires_grad
+    assert raises(loss.backward) == f"element 0 {MESSAGE}"
+
+
+def test_a_frozen_model_raises_only_with_an_input_that_does_not_require_grad():
+    """Sentence: '`requires_grad_(False)` on every parameter ... and an input that does not require grad
+    leave nothing to differentiate.' Counter-case: the same frozen model on an input that requires
+    grad (a saliency map) runs backward and fills the input's .grad."""
+    assert_on_page(PAGE, "and an input that does not require grad leave nothing to differentiate")
+    model, x = _model_and_data()
+    model.requires_grad_(False)
+    x.requires_grad_()
+    model(x).sum().backward()
+    assert x.grad is not None and model.weight.grad is None
+
+
+def test_numpy_refuses_a_tensor_that_requires_grad():
+    """Sentence: '`.numpy()` refuses a tensor that requires grad, hence the `detach()` people add'.
+    Counter-case: a non-leaf, and a leaf, that require grad (both refused)."""
+    assert_on_page(PAGE, "(`.numpy()` refuses a tensor that requires grad")
+    w = torch.randn(3, requires_grad=True)
+    for tensor in (w, w * 2):
+        assert "Can't call numpy() on Tensor that requires grad" in raises(tensor.numpy)
+
+
+def test_eval_leaves_grad_mode_alone():
+    """Sentence: '`model.eval()` is not a cause: it ... leaves grad mode alone'. Counter-case: a model
+    with dropout and batch norm, the layers eval() changes."""
+    assert_on_page(PAGE, "`model.eval()` is not a cause")
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Dropout(0.5), nn.Linear(4, 1))
+    model.eval()
+    assert torch.is_grad_enabled()
+    loss = model(torch.randn(8, 4)).sum()
+    assert loss.grad_fn is not None
+    loss.backward()
+    assert model[0].weight.grad is not None
+
+
+def test_autograd_grad_and_a_second_differentiation_give_the_same_message():
+    """Sentence: 'The same message comes from `torch.autograd.grad` when the output is outside the graph,
+    and from differentiating a gradient a second time without `create_graph=True`'."""
+    assert_on_page(PAGE, "The same message comes from `torch.autograd.grad`")
+    x = torch.tensor(3.0, requires_grad=True)
+    assert raises(lambda: torch.autograd.grad(torch.tensor(1.0), x)) == f"element 0 {MESSAGE}"
+    (g,) = torch.autograd.grad(x**3, x)
+    assert raises(lambda: torch.autograd.grad(g, x)) == f"element 0 {MESSAGE}"

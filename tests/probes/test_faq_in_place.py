@@ -1,0 +1,124 @@
+"""Probes of the general sentences on faq/in-place.md: in-place on intermediates, the version counter,
+the nn.init functions, detach() against .data. Counter-cases: views from unbind/split, inference
+tensors, a write through .data, every public nn.init function."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/in-place.md"
+
+
+@pytest.mark.parametrize("split", ["unbind", "split", "chunk"])
+def test_views_from_a_function_returning_several_are_refused_at_once(split):
+    """Sentence: 'a view returned by a function that returns several, such as `unbind()`, `split()` or
+    `chunk()`' is refused at the in-place line. Counter-case for 'In-place operations on intermediates are allowed,
+    until the backward pass needs the value': the same write on a view from plain slicing is allowed."""
+    assert_on_page(PAGE, "a function that returns several, such as `unbind()`, `split()` or `chunk()`")
+    a = torch.randn(2, 3, requires_grad=True)
+    first = getattr(a * 1, split)(1) if split != "unbind" else (a * 1).unbind()
+    assert "is a view and is being modified inplace" in raises(lambda: first[0].mul_(2))
+    sliced = (a * 1)[0]
+    sliced.mul_(2)
+    sliced.sum().backward()
+    assert a.grad is not None
+
+
+def test_other_views_refused_at_the_in_place_line():
+    """Sentence: 'Some views are refused at once, at the in-place line: a view of a leaf that requires
+    grad, ...; and a view made under `torch.no_grad()`, changed with grad mode on.' Counter-case: the
+    no_grad view changed under no_grad (allowed)."""
+    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, changed with grad mode on.")
+    w = torch.ones(4, requires_grad=True)
+    assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
+    h = w * 1
+    with torch.no_grad():
+        v = h[:2]
+    assert "created in no_grad mode and is being modified inplace" in raises(lambda: v.mul_(2))
+    with torch.no_grad():
+        v.mul_(2)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "wording"),
+    [
+        ("w[0] = 0.0", "a view of a leaf Variable"),
+        ("w[1:] = 0.0", "a view of a leaf Variable"),
+        ("w[w > 0] = 0.0", "a leaf Variable"),
+        ("w[[0]] = 0.0", "a leaf Variable"),
+        ("w[:] = 0.0", "a leaf Variable"),
+    ],
+)
+def test_which_assignments_get_which_wording(assignment, wording):
+    """Sentence: 'Assigning into one entry or a slice of a weight (`w[0] = ...`, `w[1:] = ...`) writes
+    through a view of it, and gets its own wording ... (with a mask, a list of indices or the whole tensor,
+    `w[w > 0] = 0`, `w[[0]] = 0`, `w[:] = 0`, the write goes into `w` itself and gets the first wording)'."""
+    assert_on_page(PAGE, "the write goes into `w` itself and gets the first wording")
+    w = torch.randn(3, requires_grad=True)
+    namespace = {"w": w}
+    message = raises(lambda: exec(assignment, namespace))
+    assert message.startswith(f"{wording} that requires grad is being used in an in-place operation.")
+
+
+def test_the_version_counter():
+    """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
+    each in-place operation on it, or on a view of it, increments (a write through `.data` does not'.
+    Counter-cases: an in-place op under no_grad (counted too), a view's write (counted on the base)."""
+    assert_on_page(PAGE, "has a version counter that each in-place operation on it, or on a view of it, increments")
+    t = torch.zeros(3)
+    t.add_(1)
+    with torch.no_grad():
+        t.mul_(2)
+    t[1:].zero_()
+    assert t._version == 3
+    t.data.add_(1)
+    assert t._version == 3
+    with torch.inference_mode():
+        inference = torch.zeros(3)
+    assert "do not track version counter" in raises(lambda: inference._version)
+
+
+@pytest.mark.parametrize("name", [n for n in dir(nn.init) if n.endswith("_") and not n.startswith("_")])
+def test_nn_init_functions_need_no_no_grad(name):
+    """Sentence: 'The functions of `torch.nn.init` already work without recording, so they need no
+    `no_grad()` around them'. Counter-case: every public one, on a leaf that requires grad."""
+    assert_on_page(PAGE, "The functions of `torch.nn.init` already work without recording")
+    w = torch.randn(4, 4, 3, requires_grad=True) if name == "dirac_" else torch.randn(4, 4, requires_grad=True)
+    getattr(nn.init, name)(w, *((0.5,) if name in ("constant_", "sparse_") else ()))
+    assert w.is_leaf and w.grad_fn is None
+
+
+def test_detach_write_raises_and_data_write_is_silent():
+    """Sentences: 'Through `detach()`, the change counts against the original's version counter, so ...
+    `backward()` raises' and 'The same write through `.data` is invisible to autograd'. Counter-case: an
+    operation that saves its input instead of its output (mul), written through each."""
+    assert_on_page(PAGE, "The same write through `.data` is invisible to autograd")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b * b
+    b.detach().zero_()
+    assert "modified by an inplace operation" in raises(lambda: c.sum().backward())
+    b = a * 1
+    c = b * b
+    b.data.zero_()
+    c.sum().backward()
+    assert torch.equal(a.grad, torch.zeros(2))
+
+
+def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
+    """Sentence: 'torch raises this when a leaf that requires grad is changed in place with grad mode on'.
+    Counter-cases: under no_grad() and under inference_mode() (grad mode off: allowed), and a leaf that
+    does not require grad (allowed)."""
+    assert_on_page(PAGE, "torch raises this when a leaf that requires grad is changed in place with grad mode on")
+    w = torch.ones(2, requires_grad=True)
+    assert raises(lambda: w.mul_(2)).startswith("a leaf Variable that requires grad")
+    with torch.no_grad():
+        w.mul_(2)
+    with torch.inference_mode():
+        w.mul_(2)
+    torch.ones(2).mul_(2)
+    assert w.is_leaf and torch.equal(w.detach(), torch.full((2,), 4.0))

@@ -1,0 +1,68 @@
+"""Probes of the general sentences on faq/module-hooks.md. Counter-cases: a one-operation module, a
+Linear on a non-leaf input, the hook's output under no_grad()."""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page
+
+PAGE = "faq/module-hooks.md"
+DEPRECATED = "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated"
+
+
+def _warns(module, x) -> bool:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.register_backward_hook(lambda *args: None)
+        module(x).sum().backward()
+    return any(DEPRECATED in str(w.message) for w in caught)
+
+
+def test_when_the_non_full_hook_warning_appears():
+    """Sentence: 'It appears whenever the inputs of the module's last autograd operation are not exactly the
+    module's inputs: with a forward of several operations, ..., but also with a single `nn.Linear` ... or
+    a single `nn.Tanh` applied to a leaf.' Counter-case: nn.Tanh on a non-leaf (no warning)."""
+    assert_on_page(PAGE, "or a single `nn.Tanh` applied to a leaf")
+    leaf = torch.randn(3, 4, requires_grad=True)
+    assert _warns(nn.Sequential(nn.Linear(4, 4), nn.ReLU()), leaf)
+    assert _warns(nn.Linear(4, 2), leaf * 1)
+    assert _warns(nn.Tanh(), leaf)
+    assert not _warns(nn.Tanh(), leaf * 1)
+
+
+def test_a_full_backward_hook_returns_a_view_from_backward_hook_function():
+    """Sentence: 'A full backward hook wraps the module's output in an autograd function,
+    `BackwardHookFunction`, and returns a view of it.' Counter-case: the same module without the hook."""
+    assert_on_page(PAGE, "A full backward hook wraps the module's output in an autograd function")
+    layer = nn.Linear(4, 8)
+    x = torch.randn(3, 4)
+    assert not layer(x)._is_view()
+    layer.register_full_backward_hook(lambda *args: None)
+    out = layer(x)
+    assert out._is_view() and "BackwardHookFunction" in out.grad_fn.name()
+
+
+def _first_layer_fired(freeze: bool, input_requires_grad: bool) -> bool:
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    fired = []
+    model[0].register_full_backward_hook(lambda *args: fired.append(True))
+    model[0].requires_grad_(not freeze)
+    with warnings.catch_warnings():
+        # the 'no inputs require gradients' warning, shown on the page
+        warnings.simplefilter("ignore")
+        model(torch.randn(3, 4, requires_grad=input_requires_grad)).sum().backward()
+    return bool(fired)
+
+
+def test_the_hook_fires_unless_nothing_about_the_module_gets_a_gradient():
+    """Sentence: 'The hook does **not** fire at all when nothing about the module gets a gradient'.
+    Counter-cases: the first layer frozen but its input requiring grad (fires: the input gets one), and
+    not frozen with data as input (fires: its parameters get one)."""
+    assert_on_page(PAGE, "The hook does **not** fire at all when nothing about the module gets a gradient")
+    assert not _first_layer_fired(freeze=True, input_requires_grad=False)
+    assert _first_layer_fired(freeze=True, input_requires_grad=True)
+    assert _first_layer_fired(freeze=False, input_requires_grad=False)

@@ -1,0 +1,101 @@
+"""Probes of the general sentences on faq/not-a-leaf.md. Counter-cases: retain_grad() on the tensor in
+question, a dtype change on the CPU, a leaf that does not require grad, a registered parameter's name."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/not-a-leaf.md"
+
+
+def test_an_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient():
+    """Sentence: 'an optimizer refuses a tensor that is not a leaf, unless it retains its gradient'.
+    Counter-cases: retain_grad() on the non-leaf (accepted: the old sentence said refused), a non-leaf
+    listed in backward(inputs=...) (retains, so accepted), a leaf that does not require grad (accepted)."""
+    assert_on_page(PAGE, "an optimizer refuses a tensor that is not a leaf, unless it retains its gradient")
+    w = torch.randn(3, requires_grad=True)
+    assert raises(lambda: torch.optim.SGD([w * 0.01], lr=0.1), ValueError) == "can't optimize a non-leaf Tensor"
+    kept = w * 0.01
+    kept.retain_grad()
+    torch.optim.SGD([kept], lr=0.1)
+    listed = w * 0.01
+    listed.sum().backward(inputs=[listed])
+    torch.optim.SGD([listed], lr=0.1)
+    torch.optim.SGD([torch.randn(3)], lr=0.1)
+
+
+@pytest.mark.parametrize(
+    ("move", "stays_a_leaf"),
+    [
+        (lambda w: w.to("cpu"), True),
+        (lambda w: w.cpu(), True),
+        (lambda w: w.to("cpu", torch.float64), False),
+        (lambda w: w.to(torch.float64), False),
+        (lambda w: w.to("meta"), False),
+    ],
+)
+def test_a_move_on_the_cpu_keeps_the_leaf_unless_the_dtype_changes(move, stays_a_leaf):
+    """Sentence: 'the `.to(device)` form of this bug tends to appear once the code runs on a GPU (on the
+    CPU, a `.to()` that changes the dtype does it too)'."""
+    assert_on_page(PAGE, "(on the CPU, a `.to()` that changes the dtype does it too)")
+    w = torch.randn(3, requires_grad=True)
+    assert move(w).is_leaf is stays_a_leaf
+
+
+def test_assigning_a_plain_tensor_to_a_module():
+    """Sentence: 'Assigning a plain tensor to a new module attribute does not register anything (over the
+    name of a registered parameter it raises a `TypeError` instead)'. Counter-case: a buffer's name (the
+    tensor replaces the buffer, still registered)."""
+    assert_on_page(PAGE, "over the name of a registered parameter it raises a `TypeError` instead")
+    model = nn.Module()
+    model.plain = torch.ones(3)
+    assert list(model.parameters()) == [] and list(model.buffers()) == []
+    model.w = nn.Parameter(torch.ones(3))
+
+    def assign():
+        model.w = torch.ones(3)
+
+    assert "cannot assign" in raises(assign, TypeError)
+    model.register_buffer("b", torch.zeros(2))
+    model.b = torch.ones(2)
+    assert [name for name, _ in model.named_buffers()] == ["b"]
+
+
+def test_model_to_keeps_each_parameter_a_parameter():
+    """Sentence: '`model.to(device)`, which moves each parameter and keeps it a parameter'. Counter-case: a
+    frozen parameter, and a change of dtype."""
+    assert_on_page(PAGE, "which moves each parameter and keeps it a parameter")
+    model = nn.Linear(2, 2)
+    model.bias.requires_grad_(False)
+    model.to("meta", torch.float64)
+    for p in model.parameters():
+        assert isinstance(p, nn.Parameter) and p.is_leaf and p.device.type == "meta"
+    assert not model.bias.requires_grad
+
+
+def test_reshape_and_slicing_give_non_leaves():
+    """Sentence: '`reshape` and slicing of a leaf that requires grad are no different: each returns a new,
+    non-leaf tensor'. Counter-cases: a reshape to the same shape, `w[...]`, `w[:]`."""
+    assert_on_page(PAGE, "each returns a new, non-leaf tensor")
+    w = torch.randn(4, requires_grad=True)
+    for t in (w.reshape(4), w.reshape(2, 2), w[...], w[:], w[1:]):
+        assert t is not w and not t.is_leaf
+
+
+def test_retain_grad_on_the_view_gives_the_view_its_gradient():
+    """Sentence: 'If you really want the gradient with respect to the view itself, call `retain_grad()` on
+    the view before `backward()`'. Counter-case: called after backward (nothing stored)."""
+    assert_on_page(PAGE, "call `retain_grad()` on the view before `backward()`")
+    flat = torch.randn(4, requires_grad=True)
+    square = flat.view(2, 2)
+    square.retain_grad()
+    (square**2).sum().backward()
+    assert square.grad.shape == (2, 2) and torch.equal(square.grad, 2 * square.detach())
+    late = flat.view(2, 2)
+    (late**2).sum().backward()
+    late.retain_grad()
+    assert late.grad is None

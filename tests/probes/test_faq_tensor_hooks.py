@@ -1,0 +1,148 @@
+"""Probes of the general sentences on faq/tensor-hooks.md. Counter-cases: an unreached parameter, a
+hook that runs later in the same pass, create_graph=True, a tensor that does not require grad."""
+
+from __future__ import annotations
+
+import torch
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/tensor-hooks.md"
+
+
+def test_a_hook_on_an_unreached_parameter_is_accepted_and_never_runs():
+    """Sentence: 'a hook on a parameter that requires grad but that the loss does not reach is accepted,
+    and never runs'."""
+    assert_on_page(PAGE, "that the loss does not reach is accepted, and never runs")
+    used, unused = torch.randn(2, requires_grad=True), torch.randn(2, requires_grad=True)
+    fired = []
+    unused.register_hook(lambda g: fired.append(g))
+    (used * 2).sum().backward()
+    assert fired == [] and unused.grad is None
+
+
+def test_the_sum_is_in_grad_before_backward_returns():
+    """Sentence: 'the sum is stored as soon as the hook returns, before the rest of the backward pass runs
+    (a hook that runs later in the same pass sees it)'. Counter-case to the old 'the sum is there only
+    after `backward()` returns': a hook on an intermediate further from the loss sees w's new sum."""
+    assert_on_page(PAGE, "a hook that runs later in the same pass sees it")
+    w, u = torch.tensor(1.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(2.0)
+    far = u.exp()
+    seen = []
+    far.register_hook(lambda g: seen.append(w.grad.clone()))
+    (w * far * 2).backward()
+    assert torch.equal(seen[0], w.grad) and w.grad.item() != 2.0
+
+
+def test_autograd_grad_frees_the_graph_unless_retained():
+    """Sentence: '`autograd.grad` frees the graph's saved tensors as `backward()` does, unless given
+    `retain_graph=True` (or `create_graph=True`, which implies it)'."""
+    assert_on_page(PAGE, "unless given `retain_graph=True` (or `create_graph=True`, which implies it)")
+    for keep in ({"retain_graph": True}, {"create_graph": True}):
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x.exp()
+        torch.autograd.grad(y, x, **keep)
+        torch.autograd.grad(y, x)
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x.exp()
+    torch.autograd.grad(y, x)
+    assert "a second time" in raises(lambda: torch.autograd.grad(y, x))
+
+
+def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():
+    """Sentence: 'A tensor that does not require grad never receives one ..., so torch refuses the hook at
+    once.' Counter-cases: a frozen parameter used in the loss; an integer tensor."""
+    assert_on_page(PAGE, "so torch refuses the hook at once")
+    frozen = torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    w = torch.ones(2, requires_grad=True)
+    (frozen * w).sum().backward()
+    assert frozen.grad is None
+    for t in (frozen, torch.ones(2, dtype=torch.long)):
+        assert "doesn't require gradient" in raises(lambda t=t: t.register_hook(lambda g: g))
+
+
+def test_a_hook_runs_with_none_when_the_pass_computed_no_gradient():
+    """Sentence: 'A hook runs during the backward pass, when the pass reaches its tensor, and receives the
+    gradient (or `None`, when the pass computed none for it: the unused output of a `chunk()`'.
+    Counter-case to the old 'when a gradient reaches its tensor': the unused output's hook runs."""
+    assert_on_page(PAGE, "or `None`, when the pass computed none for it: the unused output of a `chunk()`")
+    w = torch.arange(4.0, requires_grad=True)
+    used, unused = (w * 1).chunk(2)
+    got = []
+    unused.register_hook(lambda g: got.append(g))
+    used.sum().backward()
+    assert got == [None]
+
+
+class _NoGradientForY(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * 2 + y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2, None
+
+
+def test_autograd_grad_needs_tensors_that_require_grad_and_receive_a_gradient():
+    """Sentences: '`torch.autograd.grad(loss, [tensor])` returns the gradients ... with respect to any
+    tensors in its graph that require grad' and 'raises when no gradient flows to one of the tensors ...:
+    it is on no path to the output, or only through an operation that gives it no gradient'.
+    Counter-cases: input data in the graph (raises), a tensor on the path of a Function returning None."""
+    assert_on_page(PAGE, "or only through an operation that gives it no gradient")
+    x = torch.randn(4, 3)
+    layer = torch.nn.Linear(3, 1)
+    assert "does not require grad" in raises(lambda: torch.autograd.grad(layer(x).sum(), [x]))
+    a, w = torch.tensor(1.0, requires_grad=True), torch.tensor(3.0, requires_grad=True)
+    h = w * 1
+    out = _NoGradientForY.apply(a, h)
+    assert "appears to not have been used in the graph" in raises(lambda: torch.autograd.grad(out, [h]))
+
+
+def test_record_the_original_gradient_after_the_last_in_place_change():
+    """Sentence: 'record it from a hook registered first, after the tensor's last in-place change (a hook
+    registered before an in-place change belongs to the old value, and runs after the new value's hooks)'.
+    Counter-case: registered before the change, the recording hook sees the changed gradient."""
+    assert_on_page(PAGE, "after the tensor's last in-place change")
+    for record_first in (True, False):
+        a = torch.tensor(2.0, requires_grad=True)
+        b = a * 3
+        seen = []
+        if record_first:
+            b.mul_(2)
+        b.register_hook(lambda g, seen=seen: seen.append(g.item()))
+        if not record_first:
+            b.mul_(2)
+        b.register_hook(lambda g: g * 100)
+        (b * 5).backward()
+        assert seen == ([5.0] if record_first else [1000.0])
+
+
+def test_across_tensors_hooks_fire_from_the_loss_back():
+    """Sentence: 'Across tensors, hooks fire in the order the backward pass reaches them, from the loss back
+    to the leaves'. Counter-case: a leaf reached by two paths (its hook runs once, after both)."""
+    assert_on_page(PAGE, "Across tensors, hooks fire in the order the backward pass reaches them")
+    order = []
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    c = b.exp()
+    d = c * a
+    for name, t in (("a", a), ("b", b), ("c", c), ("d", d)):
+        t.register_hook(lambda g, name=name: order.append(name))
+    d.backward()
+    assert order == ["d", "c", "b", "a"]
+
+
+def test_post_accumulate_hooks_see_the_sum_on_leaves_only():
+    """Sentence: '`register_post_accumulate_grad_hook(fn)` calls `fn(tensor)` after the gradient has been
+    added into `.grad`, so the hook sees the accumulated value'. Counter-cases: a `.grad` set before (the
+    hook sees the sum), a non-leaf (registration refused)."""
+    assert_on_page(PAGE, "calls `fn(tensor)` after the gradient has been added into `.grad`")
+    w = torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(10.0)
+    seen = []
+    w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.item()))
+    (2 * w).backward()
+    assert seen == [12.0]
+    assert "cannot be registered on non-leaf" in raises(lambda: (w * 2).register_post_accumulate_grad_hook(print))
