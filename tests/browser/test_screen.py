@@ -158,7 +158,7 @@ SMALL_FIGURE_TEXT = f"""() => {{
 PERMALINKS_ON_THEIR_OWN_LINE = f"""() => [...document.querySelectorAll(
     "{CONTENT} :is(h1, h2, h3, h4, h5, h6)")].filter(heading => {{
   const link = heading.querySelector(":scope > .headerlink");
-  if (!link || link === heading.firstChild) return false;
+  if (!link || link === heading.firstChild || !link.getClientRects().length) return false;  // no room
   const range = document.createRange();
   range.setStartBefore(heading.firstChild);
   range.setEndBefore(link);
