@@ -11,8 +11,8 @@ export NO_MKDOCS_2_WARNING := 1
 # uv uses the Python it is given (PYTHON, .venv's) and never downloads one of its own.
 export UV_PYTHON_DOWNLOADS := never
 # uv installs no bytecode by default; where PYTHONDONTWRITEBYTECODE is set (as on this project's machines)
-# every process would then compile what it imports: `import torch` took 2.9 s instead of 1.4 s. Compiling
-# at install costs about 3 s once.
+# every process would then compile what it imports (`import torch` took twice as long). Compiling at
+# install costs a few seconds, once.
 export UV_COMPILE_BYTECODE := 1
 
 # Linux installs torch's CPU build, which is not on PyPI. Where pip is given a folder of wheels
@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test update-outputs bench lock venv uv-settings clean
+.PHONY: serve build test test-no-cache update-outputs bench lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -39,6 +39,13 @@ build: $(INSTALLED)
 # One pytest-xdist worker per core; tests that share an expensive module fixture name an xdist_group.
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -n auto --dist loadgroup
+
+# The tests that build, again with nothing reused (FIELDNOTES_CACHE=false: the plugin's `cache: false`),
+# in one process per worker: a setting of one build must not leak into the next (CI runs it too).
+NO_CACHE_TESTS := tests/test_cache.py tests/test_reuse.py tests/test_api_index.py tests/test_build_failures.py \
+	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_runner.py tests/test_store.py tests/test_shard.py tests/test_adopter.py tests/test_integrations.py
+test-no-cache: $(INSTALLED)
+	FIELDNOTES_CACHE=false $(BIN)/python -m pytest -n auto --dist loadgroup -p no:cacheprovider $(NO_CACHE_TESTS)
 
 # Re-record every example's expected output (snippets/**/*.out) after a deliberate change.
 update-outputs: $(INSTALLED)

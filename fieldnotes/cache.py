@@ -1,17 +1,21 @@
-"""Outputs of earlier runs, reused only when nothing that could change them has changed.
+"""The project's store of earlier results (`.cache/fieldnotes/`), reused only when nothing that could
+change them has changed.
 
-The key of a run covers what runs (a snippet, or a notebook made of snippets), every helper module
-beside the snippets (`_*.py`), the code that runs and captures it, the Python version, the name and
-version of every installed distribution (torch first among them; not this project's own, which
-shows up once or twice depending on whether the checkout is on sys.path), and how it runs (`kind`: the
-build's runner, or a reader's `python snippets/x.py`). Changing any of these runs it again; a hit
-returns exactly what the earlier run printed, which the build and the tests still compare with the
-recorded output.
+Every entry is keyed by its inputs, the code that makes it (named in its `kind`) and the environment:
+the Python version, the machine, the name and version of every installed distribution (torch first
+among them; not this project's own, which shows up once or twice depending on whether the checkout is
+on sys.path) and the runner's code. A run's key also covers every helper module beside the snippets
+(`_*.py`). A hit returns exactly what was stored; a run's output is still compared with the recorded
+one by whoever loads it.
+
+A build uses one `Store` (made for that build: its `reuse` is the plugin's `cache` option). The
+entries a build makes are named `build-KEY.json`; each load or save of one marks it used (its
+modification time), so that a full build can evict the entries it did not use (`evict_unused`).
+Entries under any other name (the tests' runs of snippets as a reader runs them) are never evicted.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -28,9 +32,10 @@ from fieldnotes.examples import SNIPPETS_DIR, Example
 from fieldnotes.runner import Run
 
 CACHE_DIR = ".cache/fieldnotes"
+BUILD_ENTRY = "build-"
+"""The name every entry a build makes starts with: the entries `evict_unused` may delete."""
 
 
-@functools.cache
 def environment_fingerprint() -> str:
     """A digest of what is installed and which interpreter runs it.
 
@@ -44,7 +49,7 @@ def environment_fingerprint() -> str:
 
 def installed() -> list[str]:
     """Every installed distribution, named by its metadata folder (`torch-2.13.0.dist-info`): its name
-    and version. Read from the folder names alone: parsing each one's METADATA cost a tenth of a build."""
+    and version. Read from the folder names alone: parsing each one's METADATA is far slower."""
     folders = []
     for entry in sys.path:
         try:
@@ -60,68 +65,122 @@ def _distribution_of(folder: str) -> str:
     return canonicalize_name(folder.removesuffix(".dist-info").removesuffix(".egg-info").split("-")[0])
 
 
-def _key(kind: str, *contents: bytes) -> str:
-    digest = hashlib.sha256(f"{environment_fingerprint()}\n{kind}\n".encode())
-    for content in contents:
-        digest.update(content)
-    return digest.hexdigest()
-
-
-def content_key(root: Path, kind: str, content: bytes) -> str:
-    """The key of running `content` the `kind` way in this project and this environment: it covers every
-    helper a snippet could import, too."""
-    helpers = sorted((root / SNIPPETS_DIR).rglob("_*.py"))
-    return _key(kind, content, *(h.relative_to(root).as_posix().encode() + h.read_bytes() for h in helpers))
-
-
 def code_digest(*files: str | Path) -> str:
-    """A digest of the code in `files`, to name in a memo's kind: what that code computes is computed
+    """A digest of the code in `files`, to name in an entry's kind: what that code computes is computed
     again when it changes."""
     return hashlib.sha256(b"".join(Path(file).read_bytes() for file in files)).hexdigest()
 
 
+class Store:
+    """The cache folder of the project in `root`, as one build (or one command) uses it."""
+
+    def __init__(self, root: Path, *, reuse: bool = True, environment: str | None = None, prefix: str = BUILD_ENTRY):
+        self.root = root
+        self.folder = root / CACHE_DIR
+        self.reuse = reuse
+        """False (the plugin's `cache: false`): nothing is loaded or saved, every result is made again."""
+        self.environment = environment or environment_fingerprint()
+        self.prefix = prefix
+
+    def key(self, kind: str, *contents: bytes) -> str:
+        digest = hashlib.sha256(f"{self.environment}\n{kind}\n".encode())
+        for content in contents:
+            digest.update(content)
+        return self.prefix + digest.hexdigest()
+
+    def run_key(self, snippet: str, kind: str = "build") -> str:
+        """The key of running `snippet` the `kind` way (with `then` code, say): it covers every helper a
+        snippet could import, too."""
+        return self.content_key(kind, (self.root / snippet).read_bytes())
+
+    def content_key(self, kind: str, content: bytes) -> str:
+        helpers = sorted((self.root / SNIPPETS_DIR).rglob("_*.py"))
+        named = (h.relative_to(self.root).as_posix().encode() + h.read_bytes() for h in helpers)
+        return self.key(kind, content, *named)
+
+    def load(self, key: str) -> dict | None:
+        if not self.reuse:
+            return None
+        path = self.folder / f"{key}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            os.utime(path)  # used by this build: evict_unused keeps it
+        except FileNotFoundError:  # never stored, or evicted by another build since
+            return None
+        return data
+
+    def save(self, key: str, data: dict) -> None:
+        """Store `data` under `key`, atomically: a killed build, or two writers at once, leave no torn entry."""
+        if not self.reuse:
+            return
+        path = self.folder / f"{key}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        partial.replace(path)
+
+    def memo(self, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
+        """What `compute()` returns for `content`: computed once, then reused while the content, `kind`
+        (name the code that computes it there) and the environment are unchanged. `content` is all the
+        input `compute` reads."""
+        key = self.key(kind, content)
+        stored = self.load(key)
+        if stored is None:
+            stored = compute()
+            self.save(key, stored)
+        return stored
+
+    def load_run(self, example: Example, kind: str = "build") -> Run | None:
+        stored = self.load(self.run_key(example.snippet, kind))
+        return None if stored is None else Run(output=stored["output"], exit_code=stored["exit_code"])
+
+    def save_run(self, example: Example, run: Run, kind: str = "build") -> None:
+        data = {"snippet": example.snippet, "output": run.output, "exit_code": run.exit_code}
+        self.save(self.run_key(example.snippet, kind), data)
+
+    def evict_unused(self, since: float) -> list[Path]:
+        """Delete this store's entries not used since `since` (a time.time()), and return them. A build
+        calls it at its end, only when it used every entry it needs (a full build, not a dirty one).
+        A reader that opened an entry still reads it whole; one that comes after finds none and makes
+        it again (`load` returns None)."""
+        evicted = []
+        for path in self.folder.glob(f"{self.prefix}*.json"):
+            try:
+                if path.stat().st_mtime < since:
+                    path.unlink()
+                    evicted.append(path)
+            except FileNotFoundError:  # another build evicted it first
+                continue
+        return evicted
+
+
+# The store as the tests' reader runs use it: never evicted by a build (no prefix), always reused.
+
+
+def content_key(root: Path, kind: str, content: bytes) -> str:
+    return Store(root, prefix="").content_key(kind, content)
+
+
 def key(example: Example, kind: str = "build") -> str:
-    return content_key(example.root, kind, (example.root / example.snippet).read_bytes())
+    return Store(example.root, prefix="").run_key(example.snippet, kind)
 
 
 def load_data(root: Path, key: str) -> dict | None:
-    path = root / CACHE_DIR / f"{key}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    return Store(root, prefix="").load(key)
 
 
 def store_data(root: Path, key: str, data: dict) -> None:
-    """Store `data` under `key`, atomically: a killed build, or two writers at once, leave no torn entry."""
-    path = root / CACHE_DIR / f"{key}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
-    partial.write_text(json.dumps(data), encoding="utf-8")
-    partial.replace(path)
-
-
-# Whether `memo` reuses anything: the fieldnotes plugin sets it from its `cache` setting
-# (FIELDNOTES_CACHE=false turns reuse off for every build step, as for runs).
-reuse = True
-
-
-def memo(root: Path, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
-    """What `compute()` returns for `content`: computed once, then reused while the content, `kind`
-    (name the code that computes it there) and the environment are unchanged. `content` is all the input
-    `compute` reads (unlike a run's key, no helper is added: a build calls this for every block and page)."""
-    if not reuse:
-        return compute()
-    content_hash = _key(kind, content)
-    stored = load_data(root, content_hash)
-    if stored is None:
-        stored = compute()
-        store_data(root, content_hash, stored)
-    return stored
+    Store(root, prefix="").save(key, data)
 
 
 def load(example: Example, kind: str = "build") -> Run | None:
-    stored = load_data(example.root, key(example, kind))
-    return None if stored is None else Run(output=stored["output"], exit_code=stored["exit_code"])
+    return Store(example.root, prefix="").load_run(example, kind)
 
 
 def store(example: Example, run: Run, kind: str = "build") -> None:
-    data = {"snippet": example.snippet, "output": run.output, "exit_code": run.exit_code}
-    store_data(example.root, key(example, kind), data)
+    Store(example.root, prefix="").save_run(example, run, kind)
+
+
+def memo(root: Path, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
+    """Store.memo in a build's entries (for code that is handed the project root, not the build's store)."""
+    return Store(root).memo(kind, content, compute)

@@ -1,5 +1,18 @@
 """The plugin's options (`plugins: - fieldnotes: ...` in mkdocs.yml), in one place for the build and for
-`python -m fieldnotes.record`, which applies the same time limit outside a build."""
+`python -m fieldnotes.record`, which applies the same time limit outside a build.
+
+The first five apply to everything the build runs; each feature has its options in a group of its own:
+
+    - fieldnotes:
+        torch: true
+        timeout: 20
+        record_command: make update-outputs
+        execute: true
+        cache: true
+        api_index: {enabled: true, page: api.md}
+        notebook_pages: {enabled: true}
+        links: {enabled: true}
+"""
 
 from __future__ import annotations
 
@@ -12,14 +25,40 @@ from mkdocs.utils.yaml import yaml_load
 DEFAULT_TIMEOUT = 20.0
 
 
+class ApiIndexConfig(Config):
+    enabled = config_options.Type(bool, default=False)
+    """A generated page listing every torch name the examples use (it asks the installed torch)."""
+    page = config_options.Type(str, default="api.md")
+    """Where the page is generated, as a page's source path; put it in the nav."""
+
+
+class NotebookPagesConfig(Config):
+    enabled = config_options.Type(bool, default=True)
+    """The pages mkdocs-jupyter renders: their .py/.ipynb downloads, slim HTML and description.
+    Nothing happens without mkdocs-jupyter among the plugins."""
+
+
+class LinksConfig(Config):
+    enabled = config_options.Type(bool, default=True)
+    """Every internal link and anchor of the written site resolves (external URLs are not fetched)."""
+
+
 class FieldNotesConfig(Config):
+    torch = config_options.Type(bool, default=False)
+    """The examples use torch: the build stops unless the torch the project pins is installed, every
+    run's process starts with torch imported, and pages and drift messages name its version."""
     timeout = config_options.Type((int, float), default=DEFAULT_TIMEOUT)
-    """Seconds an example may run before it is killed and the build fails."""
+    """Seconds an example may run, from its own start, before it is killed and the build fails."""
     execute = config_options.Type(bool, default=True)
     """False shows the recorded outputs without running anything (the benchmark's floor, a quick preview)."""
     cache = config_options.Type(bool, default=True)
     """Reuse an earlier run's output when the snippet and the environment are unchanged, and what the build
     made of unchanged input (a rendered block, a page's search entries; see cache.py)."""
+    record_command = config_options.Type(str, default="python -m fieldnotes.record")
+    """How this project records its outputs, as a drift message tells the reader to run it."""
+    api_index = config_options.SubConfig(ApiIndexConfig)
+    notebook_pages = config_options.SubConfig(NotebookPagesConfig)
+    links = config_options.SubConfig(LinksConfig)
 
 
 def project_config(root: Path) -> FieldNotesConfig:

@@ -51,14 +51,18 @@ def torch_version() -> str:
     return importlib.metadata.version("torch")
 
 
-def drift(example: Example, run: Run) -> str | None:
-    """What is wrong with this run of the example, for the person who changed something; or None."""
+def drift(
+    example: Example, run: Run, printed_by: str | None = None, record_command: str = RECORD_COMMAND
+) -> str | None:
+    """What is wrong with this run of the example, for the person who changed something; or None.
+    `printed_by` names what printed it in the diff ("torch 2.13.0", the default); `record_command` is
+    how the project records outputs (the plugin's `record_command`)."""
     recorded = example.recorded()
     if recorded is None:
         return (
             f"{example.snippet} has no recorded output ({example.recorded_path} is missing).\n"
             f"It printed:\n{_indent(run.output)}\n"
-            f"If that is right, record it with: {RECORD_COMMAND}"
+            f"If that is right, record it with: {record_command}"
         )
     if run.output == recorded:
         return None
@@ -68,16 +72,17 @@ def drift(example: Example, run: Run) -> str | None:
         if raised
         else f"{example.snippet} printed something other than its recorded output."
     )
+    upgraded = f"a {printed_by.split()[0]}" if printed_by else "a torch"
     diff = difflib.unified_diff(
         recorded.splitlines(keepends=True),
         run.output.splitlines(keepends=True),
         fromfile=f"{example.recorded_path} (recorded)",
-        tofile=f"{example.snippet} (printed by torch {torch_version()})",
+        tofile=f"{example.snippet} (printed by {printed_by or f'torch {torch_version()}'})",
     )
     return (
         f"{headline}\n{_indent(''.join(diff))}\n"
-        f"If the new output is intended (say, after a torch upgrade), re-record it with: "
-        f"{RECORD_COMMAND}, and review the diff of {example.recorded_path}."
+        f"If the new output is intended (say, after {upgraded} upgrade), re-record it with: "
+        f"{record_command}, and review the diff of {example.recorded_path}."
     )
 
 

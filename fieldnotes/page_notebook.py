@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from fieldnotes import cache
+from fieldnotes.blocks import blocks, snippets_of
 from fieldnotes.examples import SNIPPETS_DIR, Example
-from fieldnotes.pages import blocks, snippets_of
 
 if TYPE_CHECKING:
     import nbformat

@@ -7,30 +7,25 @@ the diff of the .out files is exactly what the pages will now show.
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fieldnotes import pages, runner
+from fieldnotes import blocks, runner
 from fieldnotes.config import project_config
 from fieldnotes.examples import find_examples
+from fieldnotes.jobs import Scheduler
 
 
 def main(root: Path, only: list[str]) -> int:
-    runner.start_server()
     examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
     # The limits the build applies: a fence's own timeout="SECONDS", else the plugin's in mkdocs.yml.
     default = project_config(root).timeout
     markdown = (page.read_text(encoding="utf-8") for page in sorted((root / "docs").rglob("*.md")))
-    timeouts = pages.timeouts(markdown, default)
+    timeouts = blocks.timeouts(markdown, default)
 
-    def run(example):
-        try:
-            return runner.run_snippet(root, example.snippet, timeouts.get(example.snippet, default))
-        except runner.SnippetTimeout as timeout:
-            return timeout
-
-    with ThreadPoolExecutor(max_workers=runner.JOBS) as pool:
-        runs = list(pool.map(run, examples))
+    scheduler = Scheduler(root)
+    futures = [scheduler.submit(e.snippet, timeouts.get(e.snippet, default)) for e in examples]
+    scheduler.close()
+    runs = [_outcome(future) for future in futures]
     failed = False
     for example, run in zip(examples, runs, strict=True):
         if isinstance(run, runner.SnippetTimeout):  # a cut-off output is never recorded
@@ -44,6 +39,13 @@ def main(root: Path, only: list[str]) -> int:
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     return 1 if orphans or failed else 0
+
+
+def _outcome(future) -> runner.Run | runner.SnippetTimeout:
+    try:
+        return future.result()
+    except runner.SnippetTimeout as timeout:
+        return timeout
 
 
 if __name__ == "__main__":

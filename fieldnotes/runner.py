@@ -25,14 +25,15 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+# A child that has not started running its snippet by then is stuck (its start is importing, not
+# running the example): it is killed and reported as not started.
+START_LIMIT = 300.0
+
 # How many examples run at once, in a build and in `record`: one per core (more only makes torch's
 # threads fight over the cores: slower, measured on 2 cores).
 JOBS = os.cpu_count() or 2
 
 _server = multiprocessing.get_context("forkserver")
-# "__main__" first: the server imports the parent's main script once, so that each forked child
-# does not import it again (multiprocessing would otherwise re-run it per child).
-_server.set_forkserver_preload(["__main__", "torch", __name__])
 
 
 # Process.start() polls every other live child, and two threads polling one forkserver child can
@@ -57,10 +58,14 @@ class SnippetTimeout(Exception):
         self.partial_output = partial_output
 
 
-def start_server() -> None:
-    """Start importing torch in the background, so the first example does not wait for it."""
+def start_server(preload: tuple[str, ...] = ("torch",)) -> None:
+    """Start the fork server, which imports `preload` in the background (once per process: the first
+    call's list holds), so the first example does not wait for it."""
     from multiprocessing import forkserver
 
+    # "__main__" first: the server imports the parent's main script once, so that each forked child
+    # does not import it again (multiprocessing would otherwise re-run it per child).
+    _server.set_forkserver_preload(["__main__", *preload, __name__])
     forkserver.ensure_running()
 
 
@@ -69,16 +74,22 @@ def run_snippet(root: Path, snippet: str, timeout: float, then: str | None = Non
 
     `then`, if given, is Python code run afterwards in the snippet's namespace, in the same process
     (to inspect the tensors the snippet made, e.g. to draw their graph); its prints are captured too.
+    The time limit counts from the moment the child starts running the snippet: not the wait for the
+    fork server (its first import of torch), nor the child's own start (under `python -m`, multiprocessing
+    imports the main module again in each child).
     """
     with tempfile.NamedTemporaryFile(prefix="snippet-output-") as capture:
-        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then))
+        started, starting = _server.Pipe(duplex=False)
+        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then, starting))
         with _reaping:
             process.start()
-        finished = multiprocessing.connection.wait([process.sentinel], timeout)
+        starting.close()
+        finished = _wait(process, started, timeout)
         with _reaping:
             if not finished:
                 process.kill()
             process.join()
+        started.close()
         if not finished:
             raise SnippetTimeout(snippet, timeout, _read(capture.name))
         output = _read(capture.name)
@@ -87,11 +98,19 @@ def run_snippet(root: Path, snippet: str, timeout: float, then: str | None = Non
     return Run(output=output, exit_code=process.exitcode)
 
 
+def _wait(process, started, timeout: float) -> bool:
+    """Whether the process ended within `timeout` of starting its snippet (or before it started)."""
+    ready = multiprocessing.connection.wait([started, process.sentinel], START_LIMIT)
+    if process.sentinel in ready or not ready:
+        return bool(ready)
+    return bool(multiprocessing.connection.wait([process.sentinel], timeout))
+
+
 def _read(path: str) -> str:
     return Path(path).read_bytes().decode(errors="replace")
 
 
-def _child(root: str, snippet: str, capture_path: str, then: str | None) -> None:
+def _child(root: str, snippet: str, capture_path: str, then: str | None, starting) -> None:
     os.chdir(root)
     capture_fd = os.open(capture_path, os.O_WRONLY | os.O_APPEND)
     for fd in (1, 2):
@@ -101,6 +120,8 @@ def _child(root: str, snippet: str, capture_path: str, then: str | None) -> None
     sys.stdout = sys.stderr = stream
     sys.path.insert(0, str(Path(root, snippet).parent))
     sys.argv = [snippet]
+    starting.send_bytes(b"")  # the time limit starts now
+    starting.close()
     try:
         namespace = runpy.run_path(snippet, run_name="__main__")
         if then:

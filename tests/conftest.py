@@ -127,11 +127,12 @@ class Project:
         shutil.copytree(ROOT / "docs" / "stylesheets", path / "docs" / "stylesheets")
         (path / "snippets").mkdir()
         self.config = yaml_load((ROOT / "mkdocs.yml").read_text())  # mkdocs' loader: it knows !ENV
-        # Only what the examples need: no notebooks, no link checking of pages we don't have.
+        # Only what the examples need: no notebooks, no API index, no link checking of pages we don't have.
         self.config["plugins"] = [
             p for p in self.config["plugins"] if plugin_name(p) in ("search", "markdown-exec", "fieldnotes")
         ]
-        self.config.pop("hooks", None)  # they serve the notebook page
+        self.feature("api_index", enabled=False)
+        self.feature("links", enabled=False)
         self.pages: list[str] = []
 
     def page(self, name: str, text: str) -> None:
@@ -151,6 +152,11 @@ class Project:
             {plugin: {**(p.get(plugin) or {}), **options}} if plugin_name(p) == plugin else p
             for p in self.config["plugins"]
         ]
+
+    def feature(self, name: str, **options) -> None:
+        """Set options of one of the fieldnotes plugin's features (api_index, links, notebook_pages)."""
+        (entry,) = [p for p in self.config["plugins"] if plugin_name(p) == "fieldnotes"]
+        entry["fieldnotes"][name] = {**entry["fieldnotes"].get(name, {}), **options}
 
     def write_config(self) -> None:
         self.config["nav"] = self.pages

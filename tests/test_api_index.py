@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
-from fieldnotes.api_index import official_url, read_uses, torch_facts
+from fieldnotes.cache import Store
+from fieldnotes.features.api_index import read_uses, torch_facts
+from fieldnotes.features.api_page import official_url
 from tests.conftest import ROOT, Project, block
 
 pytestmark = pytest.mark.xdist_group("api-index")  # the fixture project's builds serve every test here
@@ -80,7 +82,7 @@ def builds(tmp_path_factory):
     """The project built four times: two examples; a third added; the second removed from its page; the
     third's code edited (each build reuses the cache the ones before it filled)."""
     project = Project(tmp_path_factory.mktemp("api-index"))
-    project.config["hooks"] = [str(ROOT / "fieldnotes" / "api_index.py")]
+    project.feature("api_index", enabled=True)
     # The index reads code, running it adds nothing here; reuse on, as the edited step tests it.
     project.set_option("fieldnotes", execute=False, cache=True)
     project.snippet("demo/leaf.py", LEAF, recorded="")
@@ -149,7 +151,7 @@ def test_each_entry_links_its_documentation_first(builds):
 
 def attributed(code: str) -> tuple[set[str], set[tuple[str, str | None]]]:
     first = read_uses(code)
-    facts = torch_facts(ROOT, first.paths, {a for a, _ in first.attributes})
+    facts = torch_facts(Store(ROOT), first.paths, {a for a, _ in first.attributes})
     uses = read_uses(code, facts)
     return uses.paths, uses.attributes
 

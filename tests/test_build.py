@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from fieldnotes.code_spans import drop_plain_token_spans
 from fieldnotes.examples import Example, torch_version
-from fieldnotes.indentation import strip_indentation
+from fieldnotes.render.code_spans import drop_plain_token_spans
+from fieldnotes.render.indentation import strip_indentation
 from tests.conftest import ROOT
 
 LESSONS = [

@@ -69,20 +69,16 @@ def test_torch_or_any_dependency_version_changes_the_key(project: Project, monke
     for number, torch_version in enumerate(["2.13.0", "2.13.0", "2.14.0"]):
         folder = _site_packages(tmp_path / str(number), f"torch-{torch_version}.dist-info", "mkdocs-1.6.1.dist-info")
         monkeypatch.setattr(sys, "path", [folder])
-        cache.environment_fingerprint.cache_clear()
         keys.append(cache.key(example))
-    cache.environment_fingerprint.cache_clear()
     assert keys[0] == keys[1] and keys[1] != keys[2]
 
 
 def _fingerprint_with(monkeypatch, folder: str) -> str:
     monkeypatch.setattr(sys, "path", [folder])
-    cache.environment_fingerprint.cache_clear()
     try:
         return cache.environment_fingerprint()
     finally:
         monkeypatch.undo()
-        cache.environment_fingerprint.cache_clear()
 
 
 def test_real_fingerprint_covers_the_installed_torch(monkeypatch, tmp_path):
@@ -148,9 +144,7 @@ def test_runner_code_changes_the_key(project: Project, monkeypatch, tmp_path):
     keys = []
     for edit in ["", "# an edit\n"]:
         code.write_text(code.read_text() + edit)
-        cache.environment_fingerprint.cache_clear()
         keys.append(cache.key(example))
-    cache.environment_fingerprint.cache_clear()
     assert keys[0] != keys[1]
 
 
@@ -191,3 +185,25 @@ def test_memo_computes_again_in_another_environment(tmp_path, monkeypatch):
     assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "old"}) == {"value": "old"}
     monkeypatch.setattr(cache, "environment_fingerprint", lambda: "another environment")
     assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "new"}) == {"value": "new"}
+
+
+def _configured(cache_option: bool):
+    """The state of a build of the real mkdocs.yml with the plugin's `cache` set, as on_config makes it
+    (in this process; MkDocs keeps one plugin object for all of them)."""
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    plugin = config.plugins["fieldnotes"]
+    plugin.config["cache"] = cache_option
+    plugin.on_config(config)
+    return plugin.build
+
+
+def test_a_build_without_cache_leaves_nothing_switched_for_the_next(tmp_path):
+    """Catches the cache switch kept in a module (issue 24: a `cache: false` build turned reuse off for
+    every build and test after it in the same process, so FIELDNOTES_CACHE=false failed test_cache)."""
+    on = _configured(True)
+    off = _configured(False)  # after it, as a FIELDNOTES_CACHE=false test run does
+    assert not off.store.reuse and on.store.reuse
+    calls = []
+    compute = lambda: calls.append(1) or {"value": len(calls)}  # noqa: E731
+    assert cache.memo(tmp_path, "kind", b"content", compute) == cache.memo(tmp_path, "kind", b"content", compute)
+    assert calls == [1]

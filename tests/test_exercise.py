@@ -33,8 +33,8 @@ from mkdocs.utils.yaml import yaml_load
 from nbclient import NotebookClient
 
 from fieldnotes import cache
-from fieldnotes.notebook_hooks import inline_svg
-from tests.conftest import REUSE_RUNS, ROOT, Project, plugin_name, reader_run_kind
+from fieldnotes.features.notebook_html import inline_svg
+from tests.conftest import REUSE_RUNS, ROOT, Project, reader_run_kind
 
 NOTEBOOK = ROOT / "docs" / "exercise" / "vanishing_gradients.py"
 PAGE = "exercise/vanishing_gradients/index.html"
@@ -307,8 +307,8 @@ def build_with_a_false_statement(tmp_path_factory):
     to pages left out), its experiment changed as above."""
     project = Project(tmp_path_factory.mktemp("false-statement"))
     real = yaml_load((ROOT / "mkdocs.yml").read_text())
-    project.config["plugins"] = [p for p in real["plugins"] if plugin_name(p) != "fieldnotes-links"]
-    project.config["hooks"] = [str(ROOT / hook) for hook in real["hooks"]]
+    project.config["plugins"] = real["plugins"]
+    project.feature("links", enabled=False)
     text = NOTEBOOK.read_text()
     assert text.count(EXPERIMENT) == 1
     (project.path / "docs" / "exercise").mkdir()

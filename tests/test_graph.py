@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from fieldnotes import graph, graph_fence
+from fieldnotes import graph
+from fieldnotes.cache import Store
+from fieldnotes.jobs import Scheduler
+from fieldnotes.render import graph_fence
 from tests.conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -423,8 +426,14 @@ def copy(tmp_path) -> Path:
     return tmp_path
 
 
+def make_fence(root: Path, reuse: bool = False, execute: bool = True) -> dict:
+    """The fence as a build of the project in `root` makes it (its store reusing nothing, unless `reuse`)."""
+    store = Store(root, reuse=reuse)
+    return graph_fence.make_fence(store, Scheduler(root), 60, page=lambda: "docs/page.md", execute=execute)
+
+
 def fence(source: str, root: Path) -> str:
-    entry = graph_fence.make_fence(root, 60, page=lambda: "docs/page.md")
+    entry = make_fence(root)
     assert entry["name"] == entry["class"] == "autograd-graph"
     return entry["format"](source, "autograd-graph", "autograd-graph", {}, None)
 
@@ -496,7 +505,7 @@ def test_fence_in_a_strict_build(project):
 
 def test_fence_runs_nothing_when_the_build_executes_nothing(copy, caplog, monkeypatch):
     monkeypatch.setattr(graph_fence.runner, "run_snippet", lambda *a, **k: pytest.fail("a snippet ran"))
-    entry = graph_fence.make_fence(copy, 60, page=lambda: "docs/page.md", execute=False)
+    entry = make_fence(copy, execute=False)
     with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.fieldnotes"):
         html = entry["format"]("snippet: grad_none/seed.py\ntensors: a b c", "autograd-graph", "", {}, None)
     assert "Autograd graph not drawn" in html and "<svg" not in html
@@ -507,7 +516,7 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     runs = []
     real = graph_fence.runner.run_snippet
     monkeypatch.setattr(graph_fence.runner, "run_snippet", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
-    entry = graph_fence.make_fence(copy, 60, page=lambda: "docs/page.md", use_cache=True)
+    entry = make_fence(copy, reuse=True)
     source = "snippet: grad_none/seed.py\ntensors: a b c"
     first = entry["format"](source, "autograd-graph", "", {}, None)
     assert entry["format"](source, "autograd-graph", "", {}, None) == first and len(runs) == 1
@@ -543,7 +552,7 @@ def test_drawing_needs_no_torch():
     """Catches the MkDocs process importing torch to lay out and draw a diagram."""
     code = (
         "import json, sys\n"
-        "from fieldnotes import graph, graph_fence\n"
+        "from fieldnotes import graph\nfrom fieldnotes.render import graph_fence\n"
         "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
         " 'is_leaf': True, 'grad': 'None'}],"
         " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"
@@ -566,11 +575,12 @@ def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_pat
     copies = [Path(shutil.copy(p, tmp_path / "code" / p.name)) for p in graph_fence.drawing_code()]
     monkeypatch.setattr(graph_fence, "drawing_code", lambda: copies)
     spec = graph_fence.parse("snippet: grad_none/seed.py\ntensors: a b c", copy)
-    keys = [graph_fence.cache_key(copy, spec)]
-    assert graph_fence.cache_key(copy, spec) == keys[0]
+    store = Store(copy)
+    keys = [graph_fence.cache_key(store, spec)]
+    assert graph_fence.cache_key(store, spec) == keys[0]
     for module in copies:
         module.write_text(module.read_text() + "\n# an edit\n")
-        keys.append(graph_fence.cache_key(copy, spec))
+        keys.append(graph_fence.cache_key(store, spec))
     assert len(set(keys)) == len(copies) + 1
 
 

@@ -1,8 +1,8 @@
 """The strict build fails on a broken internal link or anchor, naming it (fieldnotes/links.py, the
-`fieldnotes-links` plugin, which checks the written site once per build).
+fieldnotes plugin's `links` feature, which checks the written site once per build).
 
 A throwaway project uses the real mkdocs.yml and theme overrides with two small pages. To stay fast it
-keeps only the plugins that matter for links (search and the link checker, exactly as configured), so
+keeps only the plugins that matter for links (search, and fieldnotes with its link check alone), so
 no example or notebook runs. The broken targets are ones MkDocs itself only reports at INFO level (a
 relative link to a page that is not a Markdown file, an anchor missing on an existing page), so it is
 the link checker that fails the build.
@@ -20,10 +20,12 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
-from fieldnotes.links import broken_links
+from fieldnotes.checks.links import broken_links
 from tests.conftest import ROOT, plugin_name
 
-KEPT_PLUGINS = ("search", "fieldnotes-links")
+KEPT_PLUGINS = ("search", "fieldnotes")
+# The fieldnotes plugin with its link check alone: these pages have no examples.
+LINKS_ONLY = {"execute": False, "api_index": {"enabled": False}, "links": {"enabled": True}}
 
 GOOD_PAGE = "# Other\n\n## A real section\n\nText.\n"
 
@@ -39,8 +41,11 @@ def build(tmp_path: Path, index: str, other: str = GOOD_PAGE) -> subprocess.Comp
     (tmp_path / "docs" / "index.md").write_text(index, encoding="utf-8")
     (tmp_path / "docs" / "other.md").write_text(other, encoding="utf-8")
     config = real_config()
-    config["plugins"] = [p for p in config["plugins"] if plugin_name(p) in KEPT_PLUGINS]
-    config.pop("hooks", None)
+    config["plugins"] = [
+        {"fieldnotes": LINKS_ONLY} if plugin_name(p) == "fieldnotes" else p
+        for p in config["plugins"]
+        if plugin_name(p) in KEPT_PLUGINS
+    ]
     config["nav"] = ["index.md", "other.md"]
     (tmp_path / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML
     return subprocess.run(
@@ -54,7 +59,9 @@ def build(tmp_path: Path, index: str, other: str = GOOD_PAGE) -> subprocess.Comp
 
 
 def test_link_checker_is_enabled():
-    assert "fieldnotes-links" in [plugin_name(p) for p in real_config()["plugins"]]
+    """Catches the real site's build leaving out the link check."""
+    (options,) = [p["fieldnotes"] for p in real_config()["plugins"] if plugin_name(p) == "fieldnotes"]
+    assert options.get("links", {}).get("enabled", True)
 
 
 def test_good_links_build(tmp_path):

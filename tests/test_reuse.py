@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from fieldnotes.notebook_hooks import to_ipynb
+from fieldnotes.features.notebook_pages import to_ipynb
 from tests.conftest import Project, block
 
 PAGE = "# Demo\n\nSome prose about leaves.\n\n## The example\n\n" + block("demo/show.py")

@@ -10,7 +10,7 @@ Five parts, in two processes:
 - `describe` (the graph in words), `layout` (pure geometry) and `svg` (one inline SVG element) run
   in the MkDocs process, which never imports torch for them.
 
-The ```autograd-graph fence (`fieldnotes.graph_fence`) drives them; its cache key covers every
+The ```autograd-graph fence (`fieldnotes.render.graph_fence`) drives them; its cache key covers every
 module of this package.
 """
 

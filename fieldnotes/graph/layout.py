@@ -1,6 +1,6 @@
 """Where each box and each edge goes: pure geometry, in the MkDocs process.
 
-Why written here, in about 200 lines:
+Why written here:
 The diagrams are small (< 30 nodes) directed acyclic graphs, drawn top to bottom in the
 direction `backward()` runs. The layout is the classic layered (Sugiyama) scheme: longest-path
 layers, dummy nodes on edges that span layers, barycentre sweeps against crossings, and
@@ -14,7 +14,7 @@ from drifting apart. It is written here rather than taken from a library because
   - `grandalf` (pure Python Sugiyama) has had no release since 2023, and its output would still
     need an SVG writer and its own determinism checks;
   - `networkx` (already installed, as a torch dependency) only offers the layering step for
-    this kind of graph, and importing it costs about 0.8 s in every diagram's fresh process.
+    this kind of graph, and importing it is slow in every diagram's fresh process.
 Doing it here keeps the output byte-identical across builds by construction: no ids from
 `id()`, no addresses, no set or hash ordering, and numbers rounded to 0.1.
 """
@@ -24,13 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fieldnotes.graph.model import Graph, GraphError, Node
+from fieldnotes.graph.placement import GAP_X, isotonic, spread_ports
 
 FONT = 13.0
 CHAR_W = 7.9  # a monospace advance at 13 px (0.6 em, rounded up)
 LINE_H = 17.0
 PAD_X = 9.0
 PAD_Y = 6.0
-GAP_X = 16.0  # between neighbours in a layer
 GAP_Y = 34.0  # between layers: room for an edge label
 MARGIN = 4.0
 GRAVITY = 0.3
@@ -132,7 +132,7 @@ def layout(graph: Graph) -> Layout:
             points += [(dx, tops[k]), (dx, tops[k] + heights[k])]
         points.append((None, boxes[key[1]].y))
         routes[key] = points
-    _ports(routes, boxes, graph)
+    spread_ports(routes, boxes, graph)
     return Layout(width=total_w, height=height, boxes=boxes, routes=routes)
 
 
@@ -250,53 +250,6 @@ def _place(layers, width, adj_up, adj_down) -> dict[str, float]:
                 near = (adj_up[v] + adj_down[v]) if neighbours is None else neighbours[v]
                 # A little pull to the middle keeps branches from drifting apart.
                 wanted.append(sum(x[u] for u in near) / (len(near) + GRAVITY) if near else x[v])
-            for v, value in zip(row, _isotonic(wanted, [width[v] for v in row]), strict=True):
+            for v, value in zip(row, isotonic(wanted, [width[v] for v in row]), strict=True):
                 x[v] = value
     return x
-
-
-def _isotonic(wanted: list[float], widths: list[float]) -> list[float]:
-    """The centres closest (least squares) to `wanted` that keep the row's order and gaps (PAV)."""
-    offsets = [0.0]
-    for a, b in zip(widths, widths[1:], strict=False):
-        offsets.append(offsets[-1] + (a + b) / 2 + GAP_X)
-    blocks: list[list[float]] = []  # [sum, count]
-    for target in (w - o for w, o in zip(wanted, offsets, strict=True)):
-        blocks.append([target, 1])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            total, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += count
-    values = [s / c for s, c in blocks for _ in range(int(c))]
-    return [v + o for v, o in zip(values, offsets, strict=True)]
-
-
-def _ports(routes, boxes, graph: Graph) -> None:
-    """Spread the ends of several edges along a box's bottom (or top), ordered by where they go."""
-    out_of: dict[str, list] = {}
-    into: dict[str, list] = {}
-    for key in routes:
-        out_of.setdefault(key[0], []).append(key)
-        into.setdefault(key[1], []).append(key)
-
-    ends: dict[tuple, list] = {key: list(points) for key, points in routes.items()}
-    for side, table in (("out", out_of), ("in", into)):
-        for node_id, keys in table.items():
-            box = boxes[node_id]
-
-            def aim(key, side=side):
-                points = routes[key]
-                other = key[1] if side == "out" else key[0]
-                inner = points[1][0] if side == "out" else points[-2][0]
-                return (inner if inner is not None else boxes[other].cx, boxes[other].cx)
-
-            keys = sorted(keys, key=aim)
-            n = len(keys)
-            step = min(14.0, box.w * 0.5 / max(n - 1, 1))
-            for i, key in enumerate(keys):
-                px = box.cx + (i - (n - 1) / 2) * step
-                if side == "out":
-                    ends[key][0] = (px, ends[key][0][1])
-                else:
-                    ends[key][-1] = (px, ends[key][-1][1])
-    routes.update(ends)

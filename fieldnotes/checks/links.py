@@ -1,4 +1,4 @@
-"""The MkDocs plugin `fieldnotes-links`: every internal link and anchor of the written site resolves.
+"""The link check (the plugin's `links` feature): every internal link and anchor of the written site resolves.
 
 It runs once per build, after MkDocs has written every file, over the HTML files themselves: a link
 is followed as a reader's browser follows it (relative to the page's own address, a folder meaning
@@ -7,8 +7,8 @@ any <template>. Every page's links count, the theme's navigation and the noteboo
 External URLs are not fetched: the build is offline. Each broken link is a warning naming the page and
 the link, which fails the strict build.
 
-One pass of the standard library's tokenizer over the written site costs well under a tenth of what
-parsing each page into a tree (twice) cost in mkdocs-htmlproofer-plugin, which it replaces. What a
+One pass of the standard library's tokenizer over the written site costs far less than parsing each page
+into a tree (twice), as mkdocs-htmlproofer-plugin did, which it replaces. What a
 page provides and links to is reused while its HTML is byte for byte the same (most pages, after a
 prose edit), so a rebuild reads again only the pages that changed.
 """
@@ -22,9 +22,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.plugins import get_plugin_logger
 
 from fieldnotes import cache
+from fieldnotes.cache import Store
 
 log = get_plugin_logger("fieldnotes-links")
 
@@ -74,15 +75,15 @@ def read_page(html: str) -> PageLinks:
 _CODE = cache.code_digest(__file__)
 
 
-def reused_reader(root: Path) -> Callable[[str], PageLinks]:
-    """read_page, its result kept in the project's cache (`root`) by the page's HTML and this file's code."""
+def reused_reader(store: Store) -> Callable[[str], PageLinks]:
+    """read_page, its result kept in the build's store by the page's HTML and this file's code."""
 
     def read(html: str) -> PageLinks:
         def parse() -> dict:
             page = read_page(html)
             return {"ids": sorted(page.ids), "links": page.links}
 
-        found = cache.memo(root, f"page links {_CODE}", html.encode(), parse)
+        found = store.memo(f"page links {_CODE}", html.encode(), parse)
         return PageLinks(frozenset(found["ids"]), tuple(found["links"]))
 
     return read
@@ -132,16 +133,18 @@ def _why_broken(link: str, page: str, pages: dict[str, PageLinks], site_dir: Pat
     return None
 
 
-class LinksPlugin(BasePlugin):
-    def on_page_content(self, html, *, page, config, files):
-        self.sources[page.file.dest_uri] = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-        return html
+class LinkCheck:
+    """The check of one build: it learns each page's source as the pages render, and reads the written
+    site once every file is written."""
 
-    def on_pre_build(self, *, config):
+    def __init__(self, store: Store) -> None:
+        self.store = store
         self.sources: dict[str, str] = {}  # page's written file -> its source, to name it in a warning
 
-    def on_post_build(self, *, config):
-        read = reused_reader(Path(config.config_file_path).parent)
-        for page, link, why in broken_links(Path(config.site_dir), config.site_url, read):
+    def on_page_content(self, page, config) -> None:
+        self.sources[page.file.dest_uri] = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+
+    def on_post_build(self, config) -> None:
+        for page, link, why in broken_links(Path(config.site_dir), config.site_url, reused_reader(self.store)):
             where = f"{self.sources[page]} ({page})" if page in self.sources else page
             log.warning(f"{where}: broken link {link}: {why}")

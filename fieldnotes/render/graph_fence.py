@@ -14,16 +14,15 @@ parameters, labelled by `named_parameters()` ("0.weight"). Two optional keys con
 (see fieldnotes/graph/build.py): `max_nodes: 30` (the default) and `collapse: auto` (or none, chains,
 modules, chains+modules).
 
-The snippet runs in isolation, exactly as for its example block (`runner.run_snippet`), and the
-graph is built in the same process right after it from the tensors it left behind, so a diagram
-always shows what the current code builds; that process prints the graph as data, which this
-process lays out and draws (see fieldnotes/graph/). With the plugin's `cache` on, a drawn diagram is
-stored under .cache/fieldnotes/ with a key that covers everything it depends on: the key of the
-snippet's output (`fieldnotes.cache.key`: the snippet, its helpers, the runner, Python and every
-installed package), plus the code that draws (every module of fieldnotes/graph/, this file) and the
-fence's own lines. A failure is
-never stored. Any problem (unknown key or name, a missing or failing snippet, no diagram printed)
-is logged as a warning, which fails the strict build, and the page shows what went wrong instead.
+The snippet runs in isolation, exactly as for its example block (through the build's scheduler,
+`fieldnotes.jobs`), and the graph is built in the same process right after it from the tensors it left
+behind, so a diagram always shows what the current code builds; that process prints the graph as data,
+which this process lays out and draws (see fieldnotes/graph/). A drawn diagram is kept in the build's
+store under a key that covers everything it depends on: the key of the snippet's run (the snippet, its
+helpers, the runner, Python and every installed package), the code that draws (every module of
+fieldnotes/graph/, this file) and the fence's own lines. A failure is never stored. Any problem
+(unknown key or name, a missing or failing snippet, no diagram printed) is logged as a warning, which
+fails the strict build, and the page shows what went wrong instead.
 """
 
 from __future__ import annotations
@@ -38,7 +37,9 @@ from pathlib import Path
 from mkdocs.plugins import get_plugin_logger
 
 from fieldnotes import cache, graph, runner
-from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.cache import Store
+from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.jobs import Scheduler
 
 log = get_plugin_logger("fieldnotes")
 
@@ -120,10 +121,10 @@ def then_code(spec: Spec) -> str:
     return f"__import__('fieldnotes.graph', fromlist=['emit']).emit(globals(), {request!r})\n"
 
 
-def draw(root: Path, spec: Spec, timeout: float) -> str:
+def draw(scheduler: Scheduler, spec: Spec, timeout: float) -> str:
     """Run the snippet and return the SVG it drew; a FenceError says why there is none."""
     try:
-        run = runner.run_snippet(root, spec.snippet, timeout, then=then_code(spec))
+        run = scheduler.run(spec.snippet, timeout, then=then_code(spec))
     except runner.SnippetTimeout as timeout_error:
         raise FenceError(f"{timeout_error}. It printed before that:\n{timeout_error.partial_output}") from None
     drawn, problem = graph.extract(run.output)
@@ -143,21 +144,18 @@ def drawing_code() -> list[Path]:
     return [*sorted(Path(graph.__file__).parent.glob("*.py")), Path(__file__)]
 
 
-def cache_key(root: Path, spec: Spec) -> str:
-    digest = hashlib.sha256(cache.key(Example(root, spec.snippet)).encode())
-    for module in drawing_code():
-        digest.update(module.read_bytes())
-    digest.update(repr(spec).encode())
-    return f"graph-{digest.hexdigest()}"
+def cache_key(store: Store, spec: Spec) -> str:
+    drawing = cache.code_digest(*drawing_code())
+    return store.key(f"graph {drawing}", store.run_key(spec.snippet).encode(), repr(spec).encode())
 
 
-def cached_draw(root: Path, spec: Spec, timeout: float) -> str:
-    key = cache_key(root, spec)
-    stored = cache.load_data(root, key)
+def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> str:
+    key = cache_key(store, spec)
+    stored = store.load(key)
     if stored is not None:
         return stored["svg"]
-    svg = draw(root, spec, timeout)
-    cache.store_data(root, key, {"snippet": spec.snippet, "svg": svg})
+    svg = draw(scheduler, spec, timeout)
+    store.save(key, {"snippet": spec.snippet, "svg": svg})
     return svg
 
 
@@ -187,29 +185,25 @@ def not_drawn_block() -> str:
 
 
 def make_fence(
-    root: Path,
-    timeout: float,
-    page: Callable[[], str] | None = None,
-    execute: bool = True,
-    use_cache: bool = False,
+    store: Store, scheduler: Scheduler, timeout: float, page: Callable[[], str] | None = None, execute: bool = True
 ) -> dict:
     """The pymdownx.superfences custom_fences entry for ```autograd-graph.
 
     `page`, if given, returns the path of the page being rendered, for the warnings. With
     `execute=False` (the plugin's option: run nothing) the fence runs nothing either and shows a
-    note. `use_cache=True` (the plugin's `cache` option) reuses a diagram drawn by an earlier build
-    when nothing it depends on has changed.
+    note. A diagram drawn by an earlier build is reused while nothing it depends on has changed and
+    the store reuses anything (the plugin's `cache` option).
     """
 
     def format_fence(source, language, css_class, options, md, **kwargs) -> str:
         where = page() if page else "a page"
         snippet = "its snippet"
         try:
-            spec = parse(source, root)
+            spec = parse(source, store.root)
             snippet = spec.snippet
             if not execute:
                 return not_drawn_block()
-            svg = (cached_draw if use_cache else draw)(root, spec, timeout)
+            svg = cached_draw(store, scheduler, spec, timeout)
         except FenceError as problem:
             log.warning(f"{where}: the autograd-graph of {snippet} could not be drawn: {problem}")
             return error_block(str(problem))

@@ -1,10 +1,10 @@
 """Modules that a build loads only once it uses them.
 
 When MkDocs loads mkdocs-jupyter, its plugin module imports jupytext and its converter (nbconvert and
-the rest): about a second of start-up, paid by every build, although a build whose notebook page comes
+the rest): a slow start, paid by every build, although a build whose notebook page comes
 from mkdocs-jupyter's cache uses neither. `defer()` makes `import NAME` give a stand-in that loads the
 real module at its first attribute access: a build that converts a notebook
-pays the same second then, one that does not never pays it.
+pays the same cost then, one that does not never pays it.
 
 It must run before mkdocs-jupyter's plugin is loaded: fieldnotes comes before it in mkdocs.yml's
 plugins, and fieldnotes/plugin.py calls it when MkDocs loads it.

@@ -1,9 +1,9 @@
 """The theme's search entries of a page, reused while the page is the same.
 
 mkdocs-material's search plugin reads every page's HTML with the standard library's tokenizer to cut it
-into the entries of the search index. Our pages carry their outputs and diagrams, three to four times the
+into the entries of the search index. Our pages carry their outputs and diagrams, several times the
 HTML of the same pages without them, so that reading was the largest cost a warm build had over the
-plain render (0.17 s of about 1.1 s). In mkdocs-material 9.8, what the theme makes of a page depends
+plain render. In mkdocs-material 9.8, what the theme makes of a page depends
 only on the page's HTML, its address, title, front matter and table of contents, so the entries are
 kept in the project's cache under those (and the installed theme's version, through the cache's
 environment fingerprint), and a rebuild reads again only the pages that changed. The theme's own code
@@ -13,16 +13,16 @@ still makes every entry.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fieldnotes import cache
+from fieldnotes.cache import Store
 
 SEARCH_PLUGIN = "material/search"
 _CODE = cache.code_digest(__file__)
 
 
-def reuse_entries(search_plugin, root: Path) -> None:
-    """Make `search_plugin`'s index of this build take each page's entries from the cache in `root`."""
+def reuse_entries(search_plugin, store: Store) -> None:
+    """Make `search_plugin`'s index of this build take each page's entries from the build's store."""
     index = search_plugin.search_index
 
     def add_entry_from_context(page) -> None:
@@ -32,7 +32,7 @@ def reuse_entries(search_plugin, root: Path) -> None:
             return {"entries": scratch.entries}
 
         key = json.dumps([page.content, page.url, page.title, page.meta, _toc(page.toc)], default=str)
-        index.entries += cache.memo(root, f"search entries {_CODE}", key.encode(), compute)["entries"]
+        index.entries += store.memo(f"search entries {_CODE}", key.encode(), compute)["entries"]
 
     index.add_entry_from_context = add_entry_from_context
 

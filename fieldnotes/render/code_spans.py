@@ -2,8 +2,8 @@
 
 Pygments wraps every name and every run of whitespace in a span of its own (`<span class="n">x</span>`).
 Whitespace shows no colour, and docs/stylesheets/site.css gives a code block's text the colour of
-names, so without those spans a page renders the same: a fifth of the elements of a page of code (a
-phone restyles every element a few times as the theme's script starts) and 18 KB of the rules page.
+names, so without those spans a page renders the same: many of the elements of a page of code (a
+phone restyles every element a few times as the theme's script starts), and much of its weight.
 The text is untouched, so what the copy button copies is too.
 """
 

@@ -1,4 +1,4 @@
-"""Pages without the templates' indentation (about 5 KB a page)."""
+"""Pages without the templates' indentation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ _INDENTATION = re.compile(r"\n\s+")  # a line break, then indentation and blank 
 
 
 def strip_indentation(page_html: str) -> str:
-    """The page without the templates' indentation and blank lines (about 5 KB a page): one line break
+    """The page without the templates' indentation and blank lines: one line break
     stays wherever there was whitespace, so nothing renders differently."""
     parts, position = [], 0
     for verbatim in _VERBATIM.finditer(page_html):

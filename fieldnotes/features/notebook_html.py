@@ -1,117 +1,17 @@
-"""MkDocs hooks for the notebook pages that mkdocs-jupyter renders (docs/exercise/*.py).
-
-Registered in mkdocs.yml under `hooks:`. They
-
-- offer each notebook for download next to its page, as the jupytext `.py` it is kept as and as an
-  `.ipynb` converted at build time; both are added to the site's files, so MkDocs copies them and
-  the link checker knows them;
-- give the page the notebook's `description` metadata as its <meta name="description">;
-- slim the page: mkdocs-jupyter inlines about 590 KB of JupyterLab CSS plus MathJax, Mermaid (from a
-  CDN) and clipboard scripts into every notebook page. `slim_notebook_html` drops all of them and
-  rewrites the cells as the theme's own markup (code and text outputs as `.highlight` blocks, like
-  every other page; markdown as plain HTML; SVG figures inline), styled by
-  docs/stylesheets/site.css in light and dark mode.
-"""
+"""The notebook page's HTML made the theme's: mkdocs-jupyter inlines all of JupyterLab's CSS plus
+MathJax, Mermaid (from a CDN) and clipboard scripts into every notebook page. `slim_notebook_html` drops
+all of them and rewrites the cells as the theme's own markup (code and text outputs as `.highlight`
+blocks, like every other page; markdown as plain HTML; SVG figures inline), styled by
+docs/stylesheets/site.css in light and dark mode."""
 
 from __future__ import annotations
 
 import base64
-import json
-import posixpath
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
-
-import jupytext
-from mkdocs.plugins import event_priority, get_plugin_logger
-from mkdocs.structure.files import File
-
-from fieldnotes import cache
 
 if TYPE_CHECKING:
     from bs4 import Tag
-
-log = get_plugin_logger("notebook_hooks")
-
-JUPYTER_PLUGIN = "mkdocs-jupyter"
-# (mkdocs-jupyter's cache is keyed by the environment in fieldnotes/plugin.py.)
-
-
-def _jupyter_plugin(config):
-    return config.plugins.get(JUPYTER_PLUGIN)
-
-
-# Before mkdocs-jupyter turns the notebook into a page, and before the link checker reads the files.
-@event_priority(50)
-def on_files(files, config):
-    plugin = _jupyter_plugin(config)
-    if plugin is None:
-        return files
-    for file in list(files):
-        if not plugin.should_include(file):
-            continue
-        directory = page_directory(file.src_uri, config.use_directory_urls)
-        stem = posixpath.splitext(posixpath.basename(file.src_uri))[0]
-        source = file.content_string
-        files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
-        files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=_cached_ipynb(config, source)))
-    return files
-
-
-# A rebuild (each save under `mkdocs serve`) reuses what these hooks made of an unchanged notebook and
-# page: converting and slimming cost more than the rest of the build. The key covers this module's code.
-_CODE = cache.code_digest(__file__)
-
-
-def _cached_ipynb(config, percent_source: str) -> str:
-    root = Path(config.config_file_path).parent
-
-    def convert() -> dict:
-        return {"ipynb": to_ipynb(percent_source)}
-
-    return cache.memo(root, f"notebook ipynb {_CODE}", percent_source.encode(), convert)["ipynb"]
-
-
-def page_directory(src_uri: str, use_directory_urls: bool) -> str:
-    """The folder the page built from `src_uri` lands in: its relative links resolve from there."""
-    stem, _ = posixpath.splitext(src_uri)
-    if use_directory_urls and posixpath.basename(stem) != "index":
-        return stem
-    return posixpath.dirname(src_uri) or "."
-
-
-def to_ipynb(percent_source: str) -> str:
-    """The jupytext percent-format notebook as .ipynb JSON, without outputs."""
-    notebook = jupytext.reads(percent_source, fmt="py:percent")
-    for number, cell in enumerate(notebook.cells, start=1):
-        cell.id = f"cell-{number}"  # jupytext's are random: the same notebook must give the same file
-    return jupytext.writes(notebook, fmt="ipynb")
-
-
-def on_page_content(html, page, config, files):
-    plugin = _jupyter_plugin(config)
-    if plugin is None or not plugin.should_include(page.file):
-        return html
-    # A notebook has no front matter: its page description is the notebook's `description`
-    # metadata (in the jupytext header: jupyter: description: ...).
-    notebook = json.loads(_cached_ipynb(config, page.file.content_string))
-    description = notebook["metadata"].get("description")
-    if description:
-        page.meta["description"] = description
-    else:
-        log.warning(f"{page.file.src_uri}: no `description` in the notebook's metadata (jupytext header)")
-
-    def slim() -> dict:
-        slim_html, problems = slim_notebook_html(html)
-        return {"html": slim_html, "problems": problems}
-
-    slimmed = cache.memo(Path(config.config_file_path).parent, f"notebook page {_CODE}", html.encode(), slim)
-    for problem in slimmed["problems"]:  # a reused page reports them again: the strict build still fails
-        log.warning(f"{page.file.src_uri}: {problem}")
-    return slimmed["html"]
-
-
-# --- Slimming the notebook HTML ----------------------------------------------------------------
 
 # What mkdocs-jupyter's template outputs for each part of a notebook, in document order.
 _PARTS = ".jp-RenderedMarkdown, .jp-InputArea-editor, .jp-OutputArea-output"

@@ -1,0 +1,1 @@
+"""Checks of the written site (links); the claims and drift checks are the executed blocks' own."""

@@ -1,0 +1,1 @@
+"""Page features: the executed blocks, downloads, the API index page, the notebook pages."""

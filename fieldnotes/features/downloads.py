@@ -1,0 +1,58 @@
+"""What a reader can download: every snippet file and helper (each block's title links to its file),
+and each page's examples as one notebook (`fieldnotes.page_notebook`), linked under the page's heading."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from mkdocs.structure.files import File
+
+from fieldnotes.blocks import snippets_of
+from fieldnotes.build_state import Build
+from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.page_notebook import page_notebook, page_notebook_json
+
+
+class Downloads:
+    def __init__(self, build: Build) -> None:
+        self.build = build
+        self.notebooks: dict[str, str] = {}
+        """A page's source -> its notebook's path in the site."""
+
+    def on_files(self, files, config, examples: list[Example]) -> None:
+        root = self.build.root
+        for example in examples:
+            files.append(File.generated(config, example.snippet, abs_src_path=str(root / example.snippet)))
+        for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
+            uri = helper.relative_to(root).as_posix()
+            files.append(File.generated(config, uri, abs_src_path=str(helper)))
+        for page in files.documentation_pages():
+            markdown = page.content_string  # generated pages (the API index) have no source file
+            included = snippets_of(markdown)
+            # A missing include is reported, file named, by pymdownx.snippets when the page renders.
+            if included and all((root / s).is_file() for s in included):
+                notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
+                files.append(File.generated(config, notebook_uri, content=self._notebook(markdown, page.src_uri)))
+                self.notebooks[page.src_uri] = notebook_uri
+
+    def _notebook(self, markdown: str, page_uri: str) -> str:
+        if self.build.store.reuse:
+            return page_notebook_json(markdown, self.build.root, page_uri)
+        import nbformat  # page_notebook_json's own reuse is off with the plugin's `cache: false`
+
+        return nbformat.writes(page_notebook(markdown, self.build.root, page_uri))
+
+    def on_page_markdown(self, markdown: str, page) -> str:
+        notebook = self.notebooks.get(page.file.src_uri)
+        if not notebook:
+            return markdown
+        link = posixpath.relpath(notebook, posixpath.dirname(page.file.src_uri) or ".")
+        return re.sub(
+            r"^(# .*)$",
+            rf"\1\n\n[Download this page's examples as a notebook (.ipynb)]({link})"
+            r"{ .download-notebook download data-search-exclude }",
+            markdown,
+            count=1,
+            flags=re.MULTILINE,
+        )

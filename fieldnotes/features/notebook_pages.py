@@ -1,0 +1,88 @@
+"""The pages mkdocs-jupyter renders from the jupytext notebooks (docs/exercise/*.py): the plugin's
+`notebook_pages` feature. It
+
+- offers each notebook for download next to its page, as the jupytext `.py` it is kept as and as an
+  `.ipynb` converted at build time; both are added to the site's files, so MkDocs copies them and
+  the link check knows them;
+- gives the page the notebook's `description` metadata as its <meta name="description">;
+- slims the page's HTML (`fieldnotes.features.notebook_html`).
+
+A rebuild reuses what it made of an unchanged notebook and page: converting and slimming cost more
+than the rest of the build. Each key covers this module's code, or the slimming module's.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+
+import jupytext
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import File
+
+from fieldnotes import cache
+from fieldnotes.build_state import Build
+from fieldnotes.features import notebook_html
+
+log = get_plugin_logger("notebook_hooks")
+
+JUPYTER_PLUGIN = "mkdocs-jupyter"
+_CODE = cache.code_digest(__file__, notebook_html.__file__)
+
+
+def page_directory(src_uri: str, use_directory_urls: bool) -> str:
+    """The folder the page built from `src_uri` lands in: its relative links resolve from there."""
+    stem, _ = posixpath.splitext(src_uri)
+    if use_directory_urls and posixpath.basename(stem) != "index":
+        return stem
+    return posixpath.dirname(src_uri) or "."
+
+
+def to_ipynb(percent_source: str) -> str:
+    """The jupytext percent-format notebook as .ipynb JSON, without outputs."""
+    notebook = jupytext.reads(percent_source, fmt="py:percent")
+    for number, cell in enumerate(notebook.cells, start=1):
+        cell.id = f"cell-{number}"  # jupytext's are random: the same notebook must give the same file
+    return jupytext.writes(notebook, fmt="ipynb")
+
+
+class NotebookPages:
+    def __init__(self, build: Build, jupyter_plugin) -> None:
+        self.build = build
+        self.jupyter = jupyter_plugin
+
+    def _ipynb(self, percent_source: str) -> str:
+        convert = lambda: {"ipynb": to_ipynb(percent_source)}  # noqa: E731
+        return self.build.store.memo(f"notebook ipynb {_CODE}", percent_source.encode(), convert)["ipynb"]
+
+    def on_files(self, files, config):
+        """Before mkdocs-jupyter turns each notebook into a page: its two downloads."""
+        for file in list(files):
+            if not self.jupyter.should_include(file):
+                continue
+            directory = page_directory(file.src_uri, config.use_directory_urls)
+            stem = posixpath.splitext(posixpath.basename(file.src_uri))[0]
+            source = file.content_string
+            files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
+            files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=self._ipynb(source)))
+
+    def on_page_content(self, html, page):
+        if not self.jupyter.should_include(page.file):
+            return html
+        # A notebook has no front matter: its page description is the notebook's `description`
+        # metadata (in the jupytext header: jupyter: description: ...).
+        notebook = json.loads(self._ipynb(page.file.content_string))
+        description = notebook["metadata"].get("description")
+        if description:
+            page.meta["description"] = description
+        else:
+            log.warning(f"{page.file.src_uri}: no `description` in the notebook's metadata (jupytext header)")
+
+        def slim() -> dict:
+            slim_html, problems = notebook_html.slim_notebook_html(html)
+            return {"html": slim_html, "problems": problems}
+
+        slimmed = self.build.store.memo(f"notebook page {_CODE}", html.encode(), slim)
+        for problem in slimmed["problems"]:  # a reused page reports them again: the strict build still fails
+            log.warning(f"{page.file.src_uri}: {problem}")
+        return slimmed["html"]

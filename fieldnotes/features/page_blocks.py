@@ -1,0 +1,171 @@
+"""The pages' executed blocks: each one's snippet run (or its stored run reused), checked against its
+recorded output, and rendered as markdown-exec renders it; and the claims a page makes about outputs.
+
+A python block with `exec="on"` keeps markdown-exec's syntax and rendering (its validator and
+`base_format`), but markdown-exec does not execute it: the block is identified by the number
+`blocks.tag` gave its fence, and shows its snippet's run, compared with the recorded output by
+`fieldnotes.examples.drift`, the function the tests call. A block that drifted, raised unexpectedly or
+timed out shows an error admonition with the diff instead of an output. Every problem (a drift, a
+false claim `text`{ data-out="x.py" }, inline code) is logged as a warning, which fails the strict
+build. Each block's title is made the download link of its snippet, with the id the API index links to.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from concurrent.futures import Future
+
+import markdown_exec
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.utils import get_relative_url
+
+from fieldnotes import blocks, cache, runner
+from fieldnotes.blocks import BLOCK_OPTION, OWN_OPTIONS, Block
+from fieldnotes.build_state import Build
+from fieldnotes.examples import SNIPPETS_DIR, Example, drift
+from fieldnotes.jobs import Scheduler
+
+log = get_plugin_logger("fieldnotes")
+
+# `text`{ data-out="leaves/x.py" } in a page: a claim that snippets/leaves/x.py's recorded output
+# contains text.
+_CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
+
+# What renders an example's block, named in the key of its rendered HTML.
+_CODE = cache.code_digest(__file__)
+
+
+def anchor(snippet: str) -> str:
+    """The id of the block that shows snippets/X/Y.py on its page: ex-X-Y."""
+    return "ex-" + snippet.removeprefix(f"{SNIPPETS_DIR}/").removesuffix(".py").replace("/", "-")
+
+
+class PageBlocks:
+    """The executed blocks of one build."""
+
+    def __init__(self, build: Build, scheduler: Scheduler, block_ids: bool) -> None:
+        self.build = build
+        self.scheduler = scheduler
+        self.block_ids = block_ids
+        """Whether each block's title gets the id the API index links to."""
+        self.runs: dict[str, Future] = {}
+        self.page_blocks: list[Block] = []
+        self.page_ids: list[tuple[str, int]] = []
+        """The ids given to the titles of the page being rendered: (anchor, which time on the page)."""
+
+    def fence(self) -> dict:
+        """The pymdownx.superfences custom fence that renders every ```python block."""
+        return {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": self._format}
+
+    def start(self, examples: list[Example], timeouts: dict[str, float]) -> None:
+        """Start every example now (or take its stored run), so they run while MkDocs reads the pages."""
+        store = self.build.store
+        for example in examples:
+            stored = store.load_run(example)
+            if stored is not None:
+                self.runs[example.snippet] = Future()
+                self.runs[example.snippet].set_result(stored)
+                continue
+            timeout = timeouts.get(example.snippet, self.build.config.timeout)
+
+            def keep(run: runner.Run, example: Example = example) -> None:
+                # A failure is never reused: it runs again.
+                if drift(example, run, self.build.printed_by, self.build.config.record_command) is None:
+                    store.save_run(example, run)
+
+            self.runs[example.snippet] = self.scheduler.submit(example.snippet, timeout, then=None, done=keep)
+
+    def on_page_markdown(self, markdown: str, page) -> str:
+        tagged, self.page_blocks = blocks.tag(markdown)
+        # Line numbers as in the editor: the page's source has its front matter.
+        self.first_line = page.file.content_string[: len(page.file.content_string) - len(markdown)].count("\n")
+        self.page_ids = []
+        self.page = page
+        return tagged
+
+    def on_page_content(self, html_text: str, page) -> str:
+        for claim in _CLAIM.finditer(html_text):
+            example = Example(self.build.root, f"{SNIPPETS_DIR}/{claim['snippet']}")
+            text = html.unescape(claim["text"])
+            recorded = example.recorded()
+            if recorded is None or text not in recorded:
+                log.warning(
+                    f"{self.build.page_path}: the page claims {example.snippet} prints `{text}`, "
+                    f"but its recorded output {example.recorded_path} does not contain it."
+                )
+        if page.present_anchor_ids is not None:  # MkDocs checks links to anchors against these
+            page.present_anchor_ids.update(name if times == 1 else f"{name}-{times}" for name, times in self.page_ids)
+        return html_text
+
+    def _format(self, source, language, css_class, options, md, **kwargs):
+        extra = options.get("extra", {})
+        number = extra.get(BLOCK_OPTION)
+        # Settings of ours (timeout="...") are read from the page; markdown-exec would copy them onto
+        # the shown source's fence, which the highlighter then refuses to render.
+        options = {**options, "extra": {k: v for k, v in extra.items() if k not in OWN_OPTIONS}}
+        if number is None:
+            log.warning(
+                f"{self.build.page_path}: an executed python block holds code that is not a snippet file. "
+                f'Put it in {SNIPPETS_DIR}/NAME.py and write the block as --8<-- "NAME.py".'
+            )
+            return ""
+        block = self.page_blocks[int(number)]
+        example = Example(self.build.root, block.snippet)
+        output, problem = self._output(example)
+        if problem:
+            # The warning fails a strict build; the page (written all the same, and served by `make serve`)
+            # says what is wrong instead of showing an output nobody recorded.
+            log.warning(f"{self.build.page_path}:{self.first_line + block.line}: {problem}")
+            return _problem_block(example, problem)
+        return self._titled(self._rendered(source, output, options, md), block.snippet)
+
+    def _titled(self, rendered: str, snippet: str) -> str:
+        """The block's title, its snippet's path, made that file's download link (and given its id)."""
+        title = f'<span class="filename">{snippet}</span>'
+        url = get_relative_url(snippet, self.page.url)
+        attributes = ""
+        if self.block_ids:
+            name = anchor(snippet)
+            times = 1 + sum(1 for taken, _ in self.page_ids if taken == name)
+            self.page_ids.append((name, times))
+            if times > 1:  # the same snippet twice on a page
+                name = f"{name}-{times}"
+            attributes = f' id="{name}"'
+        link = f'<span class="filename"{attributes}><a href="{url}" download>{snippet}</a></span>'
+        return rendered.replace(title, link, 1)
+
+    def _rendered(self, source: str, output: str, options: dict, md) -> str:
+        """The block's HTML as markdown-exec renders it (a new Markdown converter per block: much of a
+        warm build), reused while the code, its output, the fence's options, mkdocs.yml and what is
+        installed are unchanged. Not a block with ids (tabs, say): markdown-exec numbers those with a
+        counter of the build, so a reused one could repeat the ids of a block rendered anew beside it."""
+        # An option JSON cannot hold (none does today) is keyed by its repr: at worst a miss, never an error.
+        key = json.dumps([source, output, options, self.build.markdown_settings], default=repr).encode()
+
+        def render() -> dict:
+            run = lambda *_, **__: output  # noqa: E731 - markdown-exec's `run` callback
+            rendered = str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **options))
+            return {"html": rendered, "reusable": ' id="' not in rendered}
+
+        found = self.build.store.memo(f"rendered example {_CODE}", key, render)
+        return found["html"] if found["reusable"] else render()["html"]
+
+    def _output(self, example: Example) -> tuple[str, str | None]:
+        """What the page shows for the example, or what is wrong with it."""
+        if not self.build.config.execute:
+            return example.recorded() or "", None
+        try:
+            run = self.runs[example.snippet].result()
+        except runner.SnippetTimeout as timeout:
+            return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
+        return run.output, drift(example, run, self.build.printed_by, self.build.config.record_command)
+
+
+def _problem_block(example: Example, problem: str) -> str:
+    return (
+        '<div class="admonition failure fieldnotes-drift">'
+        f'<p class="admonition-title">{html.escape(example.snippet)} did not print its recorded output</p>'
+        f"<pre><code>{html.escape(problem)}</code></pre></div>"
+    )
