@@ -15,6 +15,7 @@ import itertools
 import posixpath
 import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -26,9 +27,11 @@ from fieldnotes.examples import SNIPPETS_DIR, Example
 if TYPE_CHECKING:
     import nbformat
 
+    from fieldnotes.cache import Store
+    from fieldnotes.jobs import Scheduler
+
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cell with this tag
-DIAGRAM_TIMEOUT = 60.0  # seconds a diagram's snippet may run, if its drawing is not cached yet
 
 # Fenced blocks and inline code: the rewriting below leaves what they hold as it is.
 _FENCED = re.compile(r"^(?P<fence>```+|~~~+)[^\n]*\n.*?^(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -56,11 +59,42 @@ def helpers_of(snippet: Path) -> list[Path]:
 _CODE_DIGEST = cache.code_digest(__file__)
 
 
-def page_notebook_json(markdown: str, root: Path, page_url: str, site_url: str | None = None) -> str:
+@dataclass(frozen=True)
+class Diagrams:
+    """How a notebook gets the diagram of an ```autograd-graph fence: drawn as the page's fence draws it
+    (fieldnotes.render.graph_fence), through the build's store and scheduler, so both share one drawing."""
+
+    store: Store
+    scheduler: Scheduler
+    timeout: float
+    execute: bool = True
+
+    def key(self, body: str) -> str:
+        from fieldnotes.render import graph_fence
+
+        try:
+            return graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
+        except graph_fence.FenceError as error:  # the page's own fence reports it, and fails the build
+            return f"not drawn: {error}"
+
+    def svg(self, body: str) -> str | None:
+        from fieldnotes.render import graph_fence
+
+        if not self.execute:  # a build that runs nothing draws nothing
+            return None
+        try:
+            spec = graph_fence.parse(body, self.store.root)
+            return graph_fence.cached_draw(self.store, self.scheduler, spec, self.timeout)
+        except graph_fence.FenceError:  # the page's own fence reports it, and fails the build
+            return None
+
+
+def page_notebook_json(
+    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None
+) -> str:
     """page_notebook() as .ipynb JSON. Reused while the page, its snippets, their recorded outputs, the
     helpers they import, the files it includes, its diagrams' drawing keys and this module are
     unchanged: making and validating it (nbformat) cost every rebuild a tenth of a second."""
-    site_url = _site_url(root) if site_url is None else site_url
     parts = [page_url, markdown, site_url]
     for snippet in snippets_of(markdown):
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
@@ -68,21 +102,25 @@ def page_notebook_json(markdown: str, root: Path, page_url: str, site_url: str |
     for include in _INCLUDE.finditer(markdown):
         parts.append(_read(root / SNIPPETS_DIR / include["path"]))
     for fence in _GRAPH_FENCE.finditer(markdown):
-        parts.append(_diagram_key(root, fence["body"]))
+        parts.append(diagrams.key(fence["body"]) if diagrams else "no diagrams")
 
     def write() -> dict:
         import nbformat
 
-        return {"ipynb": nbformat.writes(page_notebook(markdown, root, page_url, site_url))}
+        notebook = page_notebook(markdown, root, page_url, site_url=site_url, diagrams=diagrams)
+        return {"ipynb": nbformat.writes(notebook)}
 
     return cache.memo(root, f"page notebook {_CODE_DIGEST}", "\0".join(parts).encode(), write)["ipynb"]
 
 
-def page_notebook(markdown: str, root: Path, page_url: str, site_url: str | None = None) -> nbformat.NotebookNode:
+def page_notebook(
+    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None
+) -> nbformat.NotebookNode:
+    """The notebook. Links to other pages go to `site_url`'s pages, or to their file names without one;
+    diagrams are drawn by `diagrams`, or shown as their caption without it."""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-    site_url = _site_url(root) if site_url is None else site_url
-    prose = _Prose(root, page_url, site_url)
+    prose = _Prose(root, page_url, site_url, diagrams)
     markdown = _FRONT_MATTER.sub("", markdown)
     cells = [
         new_markdown_cell(
@@ -113,32 +151,15 @@ def page_notebook(markdown: str, root: Path, page_url: str, site_url: str | None
     return notebook
 
 
-def _site_url(root: Path) -> str:
-    """The project's site_url (mkdocs.yml), or "" without one."""
-    from mkdocs.utils.yaml import yaml_load
-
-    config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8")) or {}
-    return config.get("site_url") or ""
-
-
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
-
-
-def _diagram_key(root: Path, body: str) -> str:
-    from fieldnotes import graph_fence
-
-    try:
-        return graph_fence.cache_key(root, graph_fence.parse(body, root))
-    except graph_fence.FenceError as error:  # the page's own fence reports it, and fails the build
-        return f"not drawn: {error}"
 
 
 class _Prose:
     """The page's prose as markdown cells, in Markdown that Jupyter renders."""
 
-    def __init__(self, root: Path, page_url: str, site_url: str) -> None:
-        self.root, self.page_url, self.site_url = root, page_url, site_url
+    def __init__(self, root: Path, page_url: str, site_url: str, diagrams: Diagrams | None) -> None:
+        self.root, self.page_url, self.site_url, self.diagrams = root, page_url, site_url, diagrams
         self.ids: set[str] = set()  # heading ids given so far, as MkDocs makes them unique
 
     def add(self, cells: list, text: str) -> None:
@@ -206,21 +227,23 @@ class _Prose:
     def _diagram(self, body: str) -> str:
         """The fence as the diagram it draws: an SVG image, in black on white (a notebook's own
         colours may be dark), with its caption."""
-        from fieldnotes import graph_fence
+        from fieldnotes.render import graph_fence
 
         try:
             spec = graph_fence.parse(body, self.root)
-            svg = graph_fence.cached_draw(self.root, spec, DIAGRAM_TIMEOUT)
         except graph_fence.FenceError:  # the page's own fence reports it, and fails the build
             return ""
+        caption = f"*{spec.caption}*" if spec.caption else ""
+        svg = self.diagrams.svg(body) if self.diagrams else None
+        if svg is None:
+            return caption
         # As an image it is a document of its own: a size of its own too, not the page's width.
         width, height = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups()
         svg = svg.replace('width="100%"', f'width="{width}" height="{height}"', 1)
         svg = svg.replace('style="', 'style="background: #fff; color: #000; ', 1)
         data = base64.b64encode(svg.encode()).decode("ascii")
-        caption = f"\n\n*{spec.caption}*" if spec.caption else ""
         alt = spec.title.replace('"', "&quot;")
-        return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}">{caption}'
+        return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}">' + (f"\n\n{caption}" if caption else "")
 
 
 def _masking(pattern: re.Pattern, text: str, rewrite) -> str:

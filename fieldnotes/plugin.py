@@ -49,6 +49,7 @@ from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, find_examples
 from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
+from fieldnotes.page_notebook import Diagrams
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
@@ -80,7 +81,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
         self.scheduler = Scheduler(build.root, preload=("torch",) if self.config.torch else ())
         self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled)
-        self.downloads = Downloads(build)
+        self.downloads = Downloads(
+            build, Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute)
+        )
         self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)

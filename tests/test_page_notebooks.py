@@ -192,7 +192,7 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
     from fieldnotes.page_notebook import page_notebook
 
     def markdown_of(site_url: str) -> str:
-        return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url))
+        return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url=site_url))
 
     with_site = markdown_of("https://site.example/docs/")
     assert "# Title `code` <a id=\"title-code\"></a>" in with_site

@@ -295,8 +295,9 @@ show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
 #
 # The table below gives the first/last ratio for every depth and activation. A ReLU network can be
 # *dead*: if every unit of some hidden layer outputs 0 for the whole batch, no gradient passes that
-# layer and the weights before it get an exactly zero gradient. The ratio is then 0 (first layer
-# dead) or undefined, 0/0 (the last layer's input is dead too). So the table counts such seeds
+# layer and the weights before it get an exactly zero gradient. The ratio is then 0 (a hidden layer
+# before the last is dead: the first layer's weight gets no gradient) or undefined, 0/0 (the last
+# hidden layer is dead, so the last layer's weight gets none either). So the table counts such seeds
 # (column `dead`: seeds with an exactly-zero weight gradient) instead of hiding them, and takes the
 # median over the seeds whose ratio is defined (column `defined`).
 
@@ -636,7 +637,7 @@ derivative is largest, and the backward pass through the normalisation
 rescales the gradient as well. With it the median ratio stays above 0.1 at
 every depth, for both activations (the <code>batchnorm</code> rows).</p>
 <p><strong>Residual connections</strong> give the gradient a path around each
-hidden activation. For Sigmoid at 10 layers the first layer's gradient is over
+hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10 layers the first layer's gradient is over
 100 times larger than without, but the last layer's grows too (each block adds
 its output to what the last layer receives), so the ratio, although higher
 than without at every depth, still falls with depth. For ReLU the ratio is
