@@ -4,9 +4,9 @@ Measured in the browser, on what a reader sees (rendered positions of the text, 
 meant to produce them):
 
 - Code (a snippet's source, a notebook's code cell) never scrolls sideways, so no part of it is out of
-  sight. At 1280 px each of its lines is on one line of the screen (a longer snippet line fails: keep
-  them at most 70 characters). Where a line has to wrap (a phone), each wrapped rest starts right of
-  that line's indentation, so Python's indentation survives.
+  sight. Where a line has to wrap (a phone), each wrapped rest starts right of that line's
+  indentation, so Python's indentation survives. At 1280 px no line wraps (a test of its own: it
+  fails on a snippet line that is too long, which is the snippet's to fix).
 - Output (what an example printed, a notebook's text output) is never re-wrapped: each printed line
   is one line on the screen, so a table's columns and a traceback's ^^^^ markers stay in place; a
   line too long for the column scrolls.
@@ -84,7 +84,7 @@ CODE_PROBLEMS = (
     + HELPERS
     + """
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const problems = [];
+  const problems = [], wrapped = [];
   article.querySelectorAll("details").forEach(fold => { fold.open = true; });  // folded code too
   for (const code of article.querySelectorAll("pre > code")) {
     code.scrollIntoView({block: "center"});
@@ -102,7 +102,7 @@ CODE_PROBLEMS = (
       if (!source) {
         problems.push(`${name}: output re-wrapped over ${line.rows.length + alone} lines: ${shown}`);
       } else if (desktop) {
-        problems.push(`${name}: wraps at 1280 px (${line.text.length} characters): ${shown}`);
+        wrapped.push(`${name}: wraps at 1280 px (${line.text.length} characters): ${shown}`);
       } else {
         const indent = line.text.length - line.text.trimStart().length;
         const ch = line.start.width;
@@ -132,7 +132,7 @@ CODE_PROBLEMS = (
     }
     code.scrollLeft = 0;
   }
-  return problems;
+  return {problems, wrapped};
 }"""
 )
 
@@ -224,24 +224,39 @@ def hidden_underscores(page) -> list[str]:
     return problems
 
 
+def load(page, site_page: str) -> None:
+    page.goto(site_page)
+    page.locator(f"{CONTENT} h1").first.wait_for()
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_nothing_cut_off(new_guarded_page, site_page, width):
     """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
     pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
-    not included), outputs wrapping again (pre-wrap on every block), the float that keeps code from
-    under the copy button removed, the copy button shown on outputs, a snippet line longer than the
-    column at 1280 px, the exercise's 3-panel figure drawn 9 inches wide (text 4.9 px on a phone), the
-    register_hook diagram at its old size (7.5 px), the theme's inline-block permalink (blank line
+    not included), the indentation's spaces left free to wrap alone, outputs wrapping again (pre-wrap
+    on every block), the float that keeps code from under the copy button removed, the copy button
+    shown on outputs, the exercise's 3-panel figure drawn 9 inches wide (text 3.5 px on a phone), the
+    register_hook diagram at its old size (7.5 px), the theme's inline-block permalink (a blank line
     under a full heading), and the theme's underline under linked code (`retain_grad` read as
     "retain grad")."""
     page, guard = new_guarded_page(**WIDTHS[width])
-    page.goto(site_page)
-    page.locator(f"{CONTENT} h1").first.wait_for()
+    load(page, site_page)
     problems = [
-        *page.evaluate(CODE_PROBLEMS, width == "desktop"),
+        *page.evaluate(CODE_PROBLEMS, width == "desktop")["problems"],
         *page.evaluate(SMALL_FIGURE_TEXT),
         *(f"the permalink of {h!r} is on a line of its own" for h in page.evaluate(PERMALINKS_ON_THEIR_OWN_LINE)),
         *hidden_underscores(page),
     ]
     assert not problems, f"{site_page} at {width} width:\n  " + "\n  ".join(problems)
+    guard.check()
+
+
+def test_every_code_line_fits_at_1280_px(guarded, site_page):
+    """At 1280 px each line of code is one line on the screen, as written: the column holds 80
+    characters (77 beside the copy button). Catches a snippet or notebook line longer than that (keep
+    them at most 70 characters) and a stylesheet change that narrows the column."""
+    page, guard = guarded
+    load(page, site_page)
+    wrapped = page.evaluate(CODE_PROBLEMS, True)["wrapped"]
+    assert not wrapped, f"{site_page}: {len(wrapped)} lines wrap:\n  " + "\n  ".join(wrapped)
     guard.check()
