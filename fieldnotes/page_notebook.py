@@ -45,7 +45,8 @@ _HEADING_ID = re.compile(r"\{:?[^}]*?#(?P<id>[\w:-]+)[^}]*\}")
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]+)\]\((?P<target>[^)\s]+)\)")
 _INCLUDE = re.compile(r'^(?P<indent>[ \t]*)--8<-- "(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"[ \t]*$', re.MULTILINE)
 _ADMONITION = re.compile(
-    r'^(?P<kind>!!!|\?\?\?\+?)[ \t]+(?P<type>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*\n(?P<body>(?:(?:[ \t]{4}.*)?\n)*)',
+    r'^(?P<kind>!!!|\?\?\?\+?)[ \t]+(?P<type>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*\n'
+    r"(?P<body>(?:(?:[ \t]{4}.*)?\n)*)",
     re.MULTILINE,
 )
 

@@ -182,7 +182,7 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
         '    --8<-- [end:rule-1]\n    """\n'
     )
     markdown = (
-        "# Title `code`\n\n## Why? { #why-id }\n\nA claim `False None`{ data-out=\"x.py\" }, "
+        '# Title `code`\n\n## Why? { #why-id }\n\nA claim `False None`{ data-out="x.py" }, '
         "[a page](../other.md#part), [here](#why-id), [away](https://example.org/).\n\n"
         '!!! note "Which backend"\n    Body with `code`.\n\n    More.\n\n'
         "??? tip\n    Folded.\n\n"
@@ -195,7 +195,7 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
         return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url=site_url))
 
     with_site = markdown_of("https://site.example/docs/")
-    assert "# Title `code` <a id=\"title-code\"></a>" in with_site
+    assert '# Title `code` <a id="title-code"></a>' in with_site
     assert '## Why? <a id="why-id"></a>' in with_site
     assert "A claim `False None`, [a page](https://site.example/docs/other/#part), [here](#why-id), " in with_site
     assert "[away](https://example.org/)" in with_site
