@@ -24,6 +24,7 @@ class Build:
     markdown_settings: str = ""
     """mkdocs.yml's text: an example's block is rendered by the Markdown extensions as it configures them."""
     started: float = field(default_factory=time.time)
+    """When the build started, by the store's clock (`Store.now`): what it did not use since goes."""
     printed_by: str = ""
     """What prints the outputs, as pages and drift messages name it: "torch 2.13.0" or "Python 3.11.2"."""
     page_path: str = ""
@@ -35,4 +36,5 @@ class Build:
         store = Store(root, reuse=config.cache)
         printed_by = f"torch {torch_version()}" if config.torch else f"Python {platform.python_version()}"
         settings = Path(config_file).read_text(encoding="utf-8")
-        return cls(root, config, store, dirty=dirty, markdown_settings=settings, printed_by=printed_by)
+        started = store.now() if config.cache else time.time()
+        return cls(root, config, store, dirty, settings, started, printed_by)

@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -138,8 +139,16 @@ class Store:
         data = {"snippet": example.snippet, "output": run.output, "exit_code": run.exit_code}
         self.save(self.run_key(example.snippet, kind), data)
 
+    def now(self) -> float:
+        """The time as the store's files are stamped with it: file times come from a coarser clock than
+        time.time(), which can be ahead of it, so a build that started by time.time() could see an entry
+        it used a moment later as older than its start."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.folder, prefix=".now-") as probe:
+            return os.stat(probe.name).st_mtime
+
     def evict_unused(self, since: float) -> list[Path]:
-        """Delete this store's entries not used since `since` (a time.time()), and return them. A build
+        """Delete this store's entries not used since `since` (a `now()`), and return them. A build
         calls it at its end, only when it used every entry it needs (a full build, not a dirty one).
         A reader that opened an entry still reads it whole; one that comes after finds none and makes
         it again (`load` returns None)."""

@@ -77,9 +77,10 @@ def test_evicting_keeps_what_was_used_since_and_a_reader_of_an_evicted_entry_mak
     store.save(store.key("kind", b"old"), {"v": "old"})
     store.save(store.key("kind", b"used"), {"v": "used"})
     Store(tmp_path, prefix="").save("reader", {"v": "reader"})
-    since = time.time() + 1
-    while time.time() < since:  # the build starts after those were made (mtimes are that coarse here)
-        time.sleep(0.05)
+    made = max(p.stat().st_mtime for p in (tmp_path / CACHE_DIR).glob("*.json"))
+    while store.now() <= made:  # the build starts after those were made, by the files' own clock
+        time.sleep(0.01)
+    since = store.now()
     assert store.load(store.key("kind", b"used")) == {"v": "used"}  # used by this build
     evicted = {p.name for p in store.evict_unused(since)}
     assert evicted == {store.key("kind", b"old") + ".json"}

@@ -51,6 +51,8 @@ class PageBlocks:
         self.block_ids = block_ids
         """Whether each block's title gets the id the API index links to."""
         self.runs: dict[str, Future] = {}
+        self.problems: dict[str, str | None] = {}
+        """Each run's drift (or None), computed once per run."""
         self.page_blocks: list[Block] = []
         self.page_ids: list[tuple[str, int]] = []
         """The ids given to the titles of the page being rendered: (anchor, which time on the page)."""
@@ -71,8 +73,8 @@ class PageBlocks:
             timeout = timeouts.get(example.snippet, self.build.config.timeout)
 
             def keep(run: runner.Run, example: Example = example) -> None:
-                # A failure is never reused: it runs again.
-                if drift(example, run, self.build.printed_by, self.build.config.record_command) is None:
+                self.problems[example.snippet] = self._drift(example, run)
+                if self.problems[example.snippet] is None:  # a failure is never reused: it runs again
                     store.save_run(example, run)
 
             self.runs[example.snippet] = self.scheduler.submit(example.snippet, timeout, then=None, done=keep)
@@ -160,7 +162,12 @@ class PageBlocks:
             run = self.runs[example.snippet].result()
         except runner.SnippetTimeout as timeout:
             return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
-        return run.output, drift(example, run, self.build.printed_by, self.build.config.record_command)
+        if example.snippet not in self.problems:  # a stored run: checked once, here
+            self.problems[example.snippet] = self._drift(example, run)
+        return run.output, self.problems[example.snippet]
+
+    def _drift(self, example: Example, run: runner.Run) -> str | None:
+        return drift(example, run, self.build.printed_by, self.build.config.record_command)
 
 
 def _problem_block(example: Example, problem: str) -> str:
