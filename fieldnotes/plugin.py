@@ -49,10 +49,10 @@ from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, find_examples
 from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
-from fieldnotes.page_notebook import Diagrams
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
+from fieldnotes.page_notebook import Diagrams
 from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import drop_plain_token_spans
 from fieldnotes.render.indentation import strip_indentation

@@ -31,9 +31,8 @@ UNDERSCORES_CHECKED_PER_PAGE = 6
 MARGIN_PX = 4  # looked at above and below a linked code element: an underscore may sit below its box
 
 # Shared by the measurements below: a code block's kind, and its lines as drawn.
-HELPERS = (
-    """
-const article = document.querySelector("%s");
+HELPERS = """
+const article = document.querySelector("CONTENT");
 const SOURCE = ".highlight:has(> .filename) > pre > code, .nb-input > pre > code";
 function label(code) {
   const block = code.closest(".highlight");
@@ -78,9 +77,7 @@ function drawnLines(code) {
     return {text: line.text, rows, rects: line.rects, start: line.start};
   });
 }
-"""
-    % CONTENT
-)
+""".replace("CONTENT", CONTENT)
 
 CODE_PROBLEMS = (
     "async (desktop) => {"
