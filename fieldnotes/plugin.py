@@ -53,6 +53,7 @@ from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.features.versions_page import VersionsPage
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
+from fieldnotes.page_notebook import Diagrams
 from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import drop_plain_token_spans
 from fieldnotes.render.indentation import strip_indentation
@@ -83,7 +84,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.versions = VersionsPage(build) if self.config.torch else None
         notes = self.versions.note if self.versions is not None else None
         self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled, notes=notes)
-        self.downloads = Downloads(build)
+        self.downloads = Downloads(
+            build, Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute)
+        )
         self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)

@@ -21,6 +21,8 @@ import ast
 import io
 import re
 import shutil
+import subprocess
+import sys
 from html.parser import HTMLParser
 
 import jupytext
@@ -40,6 +42,7 @@ KIND = reader_run_kind("exercise download", __file__)
 # The statements the page makes about its numbers and checks: deleting one check fails
 # test_every_statement_is_checked_on_the_page; adding one means raising this number.
 CHECKED_STATEMENTS = 26
+FIGURES = 5  # the "Deeper networks" panels are one figure per depth
 
 
 def checked_claims() -> list[str]:
@@ -131,7 +134,7 @@ def test_page_shows_every_code_cell_but_the_hidden_answer(page_html):
 
 
 def test_figures_are_inline_svg_with_a_text_alternative_and_unique_ids(parsed_page, page_html):
-    assert len(parsed_page.svgs) == 3
+    assert len(parsed_page.svgs) == FIGURES
     assert all(len(svg.get("aria-label", "")) > 40 for svg in parsed_page.svgs)
     assert "data:image/svg+xml" not in page_html and "data:image/png" not in page_html
     duplicates = {i for i in parsed_page.ids if parsed_page.ids.count(i) > 1}
@@ -211,7 +214,8 @@ def test_each_figure_comes_right_after_its_code(page_html):
                 break
             between.append(before)
         assert "show(fig" in before.get_text()
-        assert all("nb-output" in b.get("class", []) for b in between)  # its printed result, no prose
+        # Its printed result, or the same cell's other figures (one per depth): no prose.
+        assert all({"nb-output", "nb-figure"} & set(b.get("class", [])) for b in between)
 
 
 @pytest.fixture(scope="module")
@@ -240,9 +244,51 @@ def executed_download(built_site, tmp_path_factory) -> dict:
 
 def test_downloaded_notebook_runs_top_to_bottom_on_its_own(executed_download):
     assert executed_download["errors"] == 0
-    assert executed_download["figures"] == 3
+    assert executed_download["figures"] == FIGURES
     assert executed_download["text"].count("holds: ") == CHECKED_STATEMENTS
     assert '<details class="success"><summary>Answer' in executed_download["text"]
+
+
+@pytest.fixture(scope="module")
+def script_run(built_site, tmp_path_factory) -> dict:
+    """The downloaded .py run with `python`, as a plain script, in an empty folder. A passing run is
+    remembered until the file or anything installed changes (fieldnotes.cache)."""
+    downloaded = (built_site / PAGE).parent / "vanishing_gradients.py"
+    key = cache.content_key(ROOT, f"{KIND} script", downloaded.read_bytes())
+    remembered = cache.load_data(ROOT, key) if REUSE_RUNS else None
+    if remembered is not None:
+        return remembered
+    folder = tmp_path_factory.mktemp("script")
+    shutil.copy(downloaded, folder)
+    run = subprocess.run(
+        [sys.executable, "vanishing_gradients.py"], cwd=folder, capture_output=True, text=True, timeout=600
+    )
+    result = {
+        "returncode": run.returncode,
+        "stdout": run.stdout,
+        "stderr": run.stderr,
+        "figures": {path.name: path.read_text() for path in sorted(folder.glob("*.svg"))},
+    }
+    if run.returncode == 0:
+        cache.store_data(ROOT, key, result)
+    return result
+
+
+def test_the_script_runs_and_saves_its_figures(script_run):
+    """`python vanishing_gradients.py` in an empty folder: it runs to the end, makes every check, and
+    saves each figure as an SVG file (titled with its description) instead of printing an object's
+    repr. Catches show() calling display() outside IPython (`<IPython.core.display.SVG object>`), a
+    figure not saved, and a script that needs something the folder does not have."""
+    assert script_run["returncode"] == 0, script_run["stderr"][-2000:]
+    out = script_run["stdout"]
+    assert "<IPython.core.display" not in out and " object at 0x" not in out
+    assert out.count("holds: ") == CHECKED_STATEMENTS
+    figures = script_run["figures"]
+    assert sorted(figures) == [f"figure-{n}.svg" for n in range(1, FIGURES + 1)]
+    for name, svg in figures.items():
+        title = re.search(r"<dc:title>(.*?)</dc:title>", svg, re.DOTALL)
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and title, name
+        assert f"[{name} saved: " in out, name
 
 
 # --------------------------------------------------------------------------------------------------

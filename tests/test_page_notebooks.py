@@ -3,6 +3,7 @@ files: the cells are those files in page order, and the notebook runs top to bot
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -97,3 +98,113 @@ def test_a_block_with_its_options_in_another_order_is_in_the_notebook(project: P
     notebook = nbformat.reads((project.path / "site" / "notebooks" / "index.ipynb").read_text(), as_version=4)
     assert [c.source for c in notebook.cells if c.cell_type == "code"] == ["print(1)", "print(2)"]
     assert executed_snippets(project.path / "docs" / "index.md") == ["snippets/first.py", "snippets/second.py"]
+
+
+# --------------------------------------------------------------------------------------------------
+# The prose reads as the page does, in Markdown Jupyter renders
+
+SITE_URL = "http://127.0.0.1:8000/"  # mkdocs.yml's site_url when SITE_URL is not set, as in the suite
+CODE = re.compile(r"^```.*?^```[ \t]*$|`[^`\n]+`", re.DOTALL | re.MULTILINE)
+BUILD_MARKUP = {
+    "an autograd-graph fence": re.compile(r"^```autograd-graph", re.MULTILINE),
+    "an attribute list": re.compile(r"\{:?\s*(?:[#.][\w-]+|[\w-]+=)[^}]*\}"),
+    "an admonition": re.compile(r"^\s*(?:!!!|\?\?\?)", re.MULTILINE),
+    "an include line": re.compile(r"--8<--"),
+    "an executed block's options": re.compile(r'exec="on"'),
+}
+LINK = re.compile(r"(?<!!)\[[^\]]+\]\(([^)\s]+)\)")
+DIAGRAM = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"')
+
+
+def prose(notebook) -> str:
+    return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+
+def page_prose(page: Path) -> str:
+    """The page's Markdown outside its executed blocks, read without the plugin's parser."""
+    return re.sub(r'^```python[^\n]*exec="on".*?^```$', "", page.read_text(), flags=re.DOTALL | re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_notebook_prose_has_no_build_markup(built_site, page):
+    """Catches a notebook that shows the build's markup as text: an ```autograd-graph fence (instead of
+    the diagram), `{ #anchor }` or `{ data-out=... }`, `!!! note`, a `--8<--` include line."""
+    text = CODE.sub("", prose(notebook_of(built_site, page)))
+    found = {what: pattern.findall(text) for what, pattern in BUILD_MARKUP.items()}
+    assert not any(found.values()), {what: hits[:3] for what, hits in found.items() if hits}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_notebook_shows_each_diagram_as_an_image(built_site, page):
+    """Catches a diagram dropped from the notebook, or one that is not a drawn SVG with a size of its
+    own (an image of `width="100%"` has none)."""
+    fences = page_prose(page).count("```autograd-graph")
+    images = DIAGRAM.findall(prose(notebook_of(built_site, page)))
+    assert len(images) == fences
+    for image in images:
+        svg = base64.b64decode(image).decode()
+        assert svg.startswith("<svg") and "<text" in svg and 'width="100%"' not in svg
+
+
+def built_target(site: Path, url: str) -> tuple[Path, str]:
+    """The built file a link of the site points to, and its fragment."""
+    path, _, fragment = url.removeprefix(SITE_URL).partition("#")
+    target = site / path
+    return (target / "index.html" if target.is_dir() else target), fragment
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_notebook_links_land(built_site, page):
+    """Every link of the page is a link in the notebook (none flattened to text), and each lands: on
+    an anchor of the notebook, on a page of the built site and the id it names (site_url is set), or
+    on another site. Catches links flattened, left as `other.md` (no page in a notebook), pointing
+    at a page or an id the site does not have, and a heading's id lost."""
+    notebook_prose = prose(notebook_of(built_site, page))
+    links = LINK.findall(notebook_prose)
+    assert len(links) >= len(LINK.findall(CODE.sub("", page_prose(page))))
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', notebook_prose))
+    for url in links:
+        if url.startswith("#"):
+            assert url[1:] in anchors, f"{page.name}: {url} is no anchor of the notebook"
+        elif url.startswith(SITE_URL):
+            target, fragment = built_target(built_site, url)
+            assert target.is_file(), f"{page.name}: {url} is no page of the site"
+            if fragment:
+                assert f'id="{fragment}"' in target.read_text(), f"{page.name}: {url}: no such id"
+        else:
+            assert re.match(r"https?://", url), f"{page.name}: {url} lands nowhere from a notebook"
+
+
+def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
+    """Each piece of markup on its own, in a page with no executed block, with and without a site_url.
+    Catches a rewrite lost or changed: the expected Markdown is written out here."""
+    (tmp_path / "snippets" / "rules").mkdir(parents=True)
+    (tmp_path / "snippets" / "rules" / "words.py").write_text(
+        'def rule():\n    """\n    --8<-- [start:rule-1]\n    **Rule one.** See [why](/faq/why.md#why).\n'
+        '    --8<-- [end:rule-1]\n    """\n'
+    )
+    markdown = (
+        '# Title `code`\n\n## Why? { #why-id }\n\nA claim `False None`{ data-out="x.py" }, '
+        "[a page](../other.md#part), [here](#why-id), [away](https://example.org/).\n\n"
+        '!!! note "Which backend"\n    Body with `code`.\n\n    More.\n\n'
+        "??? tip\n    Folded.\n\n"
+        '--8<-- "rules/words.py:rule-1"\n\n'
+        "```text\n{ #kept } [not a link](x.md)\n```\n"
+    )
+    from fieldnotes.page_notebook import page_notebook
+
+    def markdown_of(site_url: str) -> str:
+        return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url=site_url))
+
+    with_site = markdown_of("https://site.example/docs/")
+    assert '# Title `code` <a id="title-code"></a>' in with_site
+    assert '## Why? <a id="why-id"></a>' in with_site
+    assert "A claim `False None`, [a page](https://site.example/docs/other/#part), [here](#why-id), " in with_site
+    assert "[away](https://example.org/)" in with_site
+    assert "> **Which backend**\n>\n> Body with `code`.\n>\n> More." in with_site
+    assert "<details><summary>Tip</summary>\n\nFolded.\n\n</details>" in with_site
+    assert "**Rule one.** See [why](https://site.example/docs/faq/why/#why)." in with_site
+    assert "```text\n{ #kept } [not a link](x.md)\n```" in with_site
+    without_site = markdown_of("")
+    assert "[a page](other.md#part)" in without_site
+    assert "[why](faq/why.md#why)" in without_site

@@ -77,7 +77,7 @@ def attach_stat_hooks(model):
 
 
 def one_batch(depth, activation, seed, build=make_mlp):
-    """Train build(depth, activation) on one random batch; return the stats."""
+    """Train build(depth, activation) on one random batch: its stats."""
     torch.manual_seed(seed)
     model = build(depth, activation)
     x, y = torch.randn(BATCH, D_IN), torch.randn(BATCH, D_OUT)
@@ -102,6 +102,7 @@ import io
 
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython import get_ipython
 from IPython.display import SVG, display
 from matplotlib.ticker import LogLocator
 
@@ -134,12 +135,20 @@ plt.rcParams.update({
 
 
 def show(fig, description):
-    """Display `fig` as SVG, `description` being its text alternative."""
+    """Display `fig` as SVG, `description` being its text alternative.
+    Run as a plain script (no IPython), save it as figure-N.svg instead."""
     svg = io.StringIO()
     fig.savefig(svg, format="svg", bbox_inches="tight",
                 metadata={"Title": description, "Date": None})
     plt.close(fig)
-    display(SVG(svg.getvalue()))
+    if get_ipython() is not None:
+        display(SVG(svg.getvalue()))
+        return
+    show.saved = getattr(show, "saved", 0) + 1
+    name = f"figure-{show.saved}.svg"
+    with open(name, "w", encoding="utf-8") as file:
+        file.write(svg.getvalue())
+    print(f"[{name} saved: {description}]")
 
 
 def positive(values, what):
@@ -286,8 +295,9 @@ show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
 #
 # The table below gives the first/last ratio for every depth and activation. A ReLU network can be
 # *dead*: if every unit of some hidden layer outputs 0 for the whole batch, no gradient passes that
-# layer and the weights before it get an exactly zero gradient. The ratio is then 0 (first layer
-# dead) or undefined, 0/0 (the last layer's input is dead too). So the table counts such seeds
+# layer and the weights before it get an exactly zero gradient. The ratio is then 0 (a hidden layer
+# before the last is dead: the first layer's weight gets no gradient) or undefined, 0/0 (the last
+# hidden layer is dead, so the last layer's weight gets none either). So the table counts such seeds
 # (column `dead`: seeds with an exactly-zero weight gradient) instead of hiding them, and takes the
 # median over the seeds whose ratio is defined (column `defined`).
 
@@ -344,8 +354,8 @@ def sigmoid_below_relu(depth):
 
 for depth in DEPTHS:
     below, defined = sigmoid_below_relu(depth)
-    print(f"depth {depth:>2}: Sigmoid's ratio < ReLU's in {below} of {defined}",
-          "seeds with a defined ReLU ratio")
+    print(f"depth {depth:>2}: Sigmoid's ratio < ReLU's in {below} of",
+          f"{defined} seeds with a defined ReLU ratio")
 check("at every depth, Sigmoid < ReLU in every seed with a defined ReLU ratio",
       all(b == d for b, d in map(sigmoid_below_relu, DEPTHS)))
 dead_nets = {key: int((m == 0).any(axis=1).sum()) for key, m in means.items()}
@@ -370,15 +380,22 @@ check("seed 0's surprise holds in all 20 seeds at depth 3",
 # in the medians and bands).
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(9, 3.2), sharey=True)
-for ax, depth in zip(axes, DEPTHS, strict=True):
+# One figure per depth, on the same scale: side by side on a wide screen,
+# one under the other on a phone, each at a size its text can be read.
+bands = np.concatenate([np.percentile(m, [25, 75], axis=0).ravel()
+                        for m in means.values()])
+low, high = bands[bands > 0].min(), bands.max()  # 0 is not on a log axis
+for depth in DEPTHS:
+    fig, ax = plt.subplots(figsize=(2.6, 2.4))
     plot_layers(ax, means, depth, ACTIVATIONS, markers=False)
+    ax.set_ylim(low / 2, high * 2)
     ax.set_title(f"{depth} layers")
-axes[0].set_ylabel("mean |grad| of the weight")
-axes[0].legend(fontsize=8)
-show(fig, "Mean absolute gradient of each layer's weight for 3, 6 and 10 "
-     "layers and four activations, median and interquartile band over 20 "
-     "seeds, log scale.")
+    ax.set_ylabel("mean |grad| of the weight")
+    if depth == DEPTHS[0]:
+        ax.legend()
+    show(fig, f"Mean absolute gradient of each layer's weight, {depth} "
+         "layers, four activations, median and interquartile band over 20 "
+         "seeds, log scale.")
 
 # %% [markdown]
 # The median ratio (in the table above) falls with depth for all four activations, and Sigmoid's is
@@ -620,7 +637,7 @@ derivative is largest, and the backward pass through the normalisation
 rescales the gradient as well. With it the median ratio stays above 0.1 at
 every depth, for both activations (the <code>batchnorm</code> rows).</p>
 <p><strong>Residual connections</strong> give the gradient a path around each
-hidden activation. For Sigmoid at 10 layers the first layer's gradient is over
+hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10 layers the first layer's gradient is over
 100 times larger than without, but the last layer's grows too (each block adds
 its output to what the last layer receives), so the ratio, although higher
 than without at every depth, still falls with depth. For ReLU the ratio is

@@ -11,12 +11,14 @@ from mkdocs.structure.files import File
 from fieldnotes.blocks import snippets_of
 from fieldnotes.build_state import Build
 from fieldnotes.examples import SNIPPETS_DIR, Example
-from fieldnotes.page_notebook import page_notebook, page_notebook_json
+from fieldnotes.page_notebook import Diagrams, page_notebook, page_notebook_json
 
 
 class Downloads:
-    def __init__(self, build: Build) -> None:
+    def __init__(self, build: Build, diagrams: Diagrams | None = None) -> None:
         self.build = build
+        self.diagrams = diagrams
+        """How a notebook draws its page's diagrams (none without: their captions only)."""
         self.notebooks: dict[str, str] = {}
         """A page's source -> its notebook's path in the site."""
 
@@ -33,15 +35,17 @@ class Downloads:
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((root / s).is_file() for s in included):
                 notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
-                files.append(File.generated(config, notebook_uri, content=self._notebook(markdown, page.src_uri)))
+                notebook = self._notebook(markdown, page.src_uri, config.site_url or "")
+                files.append(File.generated(config, notebook_uri, content=notebook))
                 self.notebooks[page.src_uri] = notebook_uri
 
-    def _notebook(self, markdown: str, page_uri: str) -> str:
+    def _notebook(self, markdown: str, page_uri: str, site_url: str) -> str:
+        options = {"site_url": site_url, "diagrams": self.diagrams}
         if self.build.store.reuse:
-            return page_notebook_json(markdown, self.build.root, page_uri)
+            return page_notebook_json(markdown, self.build.root, page_uri, **options)
         import nbformat  # page_notebook_json's own reuse is off with the plugin's `cache: false`
 
-        return nbformat.writes(page_notebook(markdown, self.build.root, page_uri))
+        return nbformat.writes(page_notebook(markdown, self.build.root, page_uri, **options))
 
     def on_page_markdown(self, markdown: str, page) -> str:
         notebook = self.notebooks.get(page.file.src_uri)

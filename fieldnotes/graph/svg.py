@@ -78,7 +78,7 @@ def render_svg(graph: Graph, *, id_prefix: str = "", title: str | None = None) -
             anchor = ' text-anchor="end"' if left else ""
             out.append(
                 f'<text class="ag-edge-label" x="{_n(x0 - 5 if left else x0 + 5)}" y="{_n(y0 + 12)}" '
-                f'font-size="11" stroke="none"{anchor}>{escape(label)}</text>'
+                f'font-size="{_n(FONT)}" fill="currentColor" stroke="none"{anchor}>{escape(label)}</text>'
             )
     out.append("</g>")
     out.append('<g class="ag-nodes">')

@@ -15,7 +15,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_site import ROOT, SNIPPETS
+from browser_site import PHONE, ROOT, SNIPPETS
 
 SECTION_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]+\[(start|end):[a-z][-_0-9a-z]*\][ \t]*$", re.MULTILINE)
 
@@ -46,10 +46,13 @@ def test_clipboard_matches_file_rules():
     assert not clipboard_matches("a\n", "a\nb\n")
 
 
-def test_copy_button_copies_the_snippet_file(guarded, site_page, built_site):
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_copy_button_copies_the_snippet_file(new_guarded_page, site_page, built_site, width):
     """Catches a shown source that is not the file (a hidden line, changed whitespace, the output pasted in),
-    and a download link serving other bytes."""
-    page, guard = guarded
+    and a download link serving other bytes. On a phone too, where overrides/partials/code-lines.html
+    wraps indented lines in spans of their own (a span that changed the text would show here)."""
+    phone = {"viewport": PHONE, "is_mobile": True, "has_touch": True} if width == "phone" else {}
+    page, guard = new_guarded_page(**phone)
     page.goto(site_page)
     blocks = page.locator(".highlight:has(> .filename)").filter(has=page.locator(".filename", has_text="snippets/"))
     titles = [t.strip() for t in blocks.locator("> .filename").all_inner_texts()]

@@ -1,0 +1,262 @@
+"""Nothing cut off, on any screen: every page at 1280 px and on a 375 px phone.
+
+Measured in the browser, on what a reader sees (rendered positions of the text, not the CSS that is
+meant to produce them):
+
+- Code (a snippet's source, a notebook's code cell) never scrolls sideways, so no part of it is out of
+  sight. Where a line has to wrap (a phone), each wrapped rest starts right of that line's
+  indentation, so Python's indentation survives. At 1280 px no line wraps (a test of its own: it
+  fails on a snippet line that is too long, which is the snippet's to fix).
+- Output (what an example printed, a notebook's text output) is never re-wrapped: each printed line
+  is one line on the screen, so a table's columns and a traceback's ^^^^ markers stay in place; a
+  line too long for the column scrolls.
+- The copy button covers no character, with the block scrolled to either end.
+- Text in figures and diagrams (inline SVG) is at least 9 CSS px.
+- No heading has its permalink on a line of its own (a blank line under the heading).
+- In linked code, underscores show at 1x: each `_` changes the pixels it is drawn on, compared with
+  the same text with a no-break space there (the link's underline falling on the underscore did not).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from browser_site import CONTENT, PHONE
+from PIL import Image, ImageChops
+
+WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
+MIN_FIGURE_TEXT_PX = 9
+UNDERSCORES_CHECKED_PER_PAGE = 6
+MARGIN_PX = 4  # looked at above and below a linked code element: an underscore may sit below its box
+
+# Shared by the measurements below: a code block's kind, and its lines as drawn.
+HELPERS = """
+const article = document.querySelector("CONTENT");
+const SOURCE = ".highlight:has(> .filename) > pre > code, .nb-input > pre > code";
+function label(code) {
+  const block = code.closest(".highlight");
+  const name = block && block.querySelector(":scope > .filename");
+  if (name) return name.textContent.trim();
+  const before = block && block.previousElementSibling;
+  const source = before && before.querySelector && before.querySelector(":scope > .filename");
+  if (source) return source.textContent.trim() + " (its output)";
+  const index = [...article.querySelectorAll("pre > code")].indexOf(code);
+  return `code block ${index + 1} (${JSON.stringify(code.textContent.slice(0, 30))})`;
+}
+// Each printed line of a block, with the screen rows its characters are drawn on.
+function drawnLines(code) {
+  const lines = [{text: "", rects: []}];
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    let offset = 0;
+    node.data.split("\\n").forEach((part, i) => {
+      if (i > 0) lines.push({text: "", rects: []});
+      const line = lines[lines.length - 1];
+      line.text += part;
+      for (let c = 0; c < part.length; c++) {
+        if (part[c] === " " && line.start) continue;
+        range.setStart(node, offset + c);
+        range.setEnd(node, offset + c + 1);
+        const r = range.getBoundingClientRect();
+        if (!line.start) line.start = r;  // the line's first column, a space or not
+        if (part[c] !== " " && r.width > 0) line.rects.push(r);
+      }
+      offset += part.length + 1;
+    });
+  }
+  const rowHeight = parseFloat(getComputedStyle(code).lineHeight);
+  return lines.filter(l => l.rects.length).map(line => {
+    const rows = [];
+    for (const r of line.rects) {
+      const row = rows.find(row => Math.abs(row.top - r.top) < rowHeight / 2);
+      if (row) row.left = Math.min(row.left, r.left);
+      else rows.push({top: r.top, left: r.left});
+    }
+    return {text: line.text, rows, rects: line.rects, start: line.start};
+  });
+}
+""".replace("CONTENT", CONTENT)
+
+CODE_PROBLEMS = (
+    "async (desktop) => {"
+    + HELPERS
+    + """
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const problems = [], wrapped = [];
+  article.querySelectorAll("details").forEach(fold => { fold.open = true; });  // folded code too
+  for (const code of article.querySelectorAll("pre > code")) {
+    code.scrollIntoView({block: "center"});
+    await frame();  // the theme adds a block's copy button once it is in view
+    const name = label(code);
+    const source = code.matches(SOURCE);
+    const hidden = code.scrollWidth - code.clientWidth;
+    const lines = drawnLines(code);
+    if (source && hidden > 0) problems.push(`${name}: scrolls sideways, ${hidden} px out of sight`);
+    for (const line of lines) {
+      const shown = JSON.stringify(line.text.trim().slice(0, 40));
+      const [first, ...rest] = line.rows;
+      const alone = Math.abs(first.top - line.start.top) > 1;  // its leading spaces on a row alone
+      if (!rest.length && !alone) continue;
+      if (!source) {
+        problems.push(`${name}: output re-wrapped over ${line.rows.length + alone} lines: ${shown}`);
+      } else if (desktop) {
+        wrapped.push(`${name}: wraps at 1280 px (${line.text.length} characters): ${shown}`);
+      } else {
+        const indent = line.text.length - line.text.trimStart().length;
+        const ch = line.start.width;
+        if (alone) {
+          problems.push(`${name}: the indentation (${indent}) is a row of its own: ${shown}`);
+        }
+        for (const row of rest) {
+          if (row.left < line.start.left + (indent + 1) * ch - 1) {
+            problems.push(`${name}: a wrapped rest starts `
+              + `${((row.left - line.start.left) / ch).toFixed(1)} columns in, not right of its`
+              + ` line's indentation (${indent}): ${shown}`);
+          }
+        }
+      }
+    }
+    const nav = code.parentElement.querySelector(":scope > .md-code__nav");
+    if (!nav || nav.getBoundingClientRect().width === 0) continue;
+    for (const scroll of [0, hidden]) {
+      code.scrollLeft = scroll;
+      const button = nav.getBoundingClientRect();
+      const box = code.getBoundingClientRect();
+      const under = drawnLines(code).flatMap(l => l.rects).filter(r =>
+        r.right > button.left && r.left < button.right && r.bottom > button.top && r.top < button.bottom
+        && r.left < box.left + code.clientLeft + code.clientWidth);
+      if (under.length) problems.push(`${name}: the copy button covers ${under.length} characters`
+        + ` (scrolled ${scroll} px)`);
+    }
+    code.scrollLeft = 0;
+  }
+  return {problems, wrapped};
+}"""
+)
+
+SMALL_FIGURE_TEXT = f"""() => {{
+  const problems = [];
+  for (const svg of document.querySelectorAll("{CONTENT} svg")) {{
+    if (svg.parentElement.closest("svg") || !svg.getClientRects().length) continue;
+    const sizes = [...svg.querySelectorAll("text")].filter(t => t.textContent.trim()).map(t => {{
+      const m = t.getScreenCTM();
+      return [parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), t.textContent.trim()];
+    }});
+    const small = sizes.filter(([size]) => size < {MIN_FIGURE_TEXT_PX});
+    if (small.length) {{
+      const name = (svg.getAttribute("aria-label") || svg.getAttribute("class") || "an SVG").slice(0, 60);
+      const [size, text] = small.reduce((a, b) => (a[0] < b[0] ? a : b));
+      problems.push(`${{name}}: ${{small.length}} of ${{sizes.length}} texts under {MIN_FIGURE_TEXT_PX} px,`
+        + ` the smallest ${{size.toFixed(1)}} px (${{JSON.stringify(text)}})`);
+    }}
+  }}
+  return problems;
+}}"""
+
+PERMALINKS_ON_THEIR_OWN_LINE = f"""() => [...document.querySelectorAll(
+    "{CONTENT} :is(h1, h2, h3, h4, h5, h6)")].filter(heading => {{
+  const link = heading.querySelector(":scope > .headerlink");
+  if (!link || link === heading.firstChild || !link.getClientRects().length) return false;  // no room
+  const range = document.createRange();
+  range.setStartBefore(heading.firstChild);
+  range.setEndBefore(link);
+  const text = [...range.getClientRects()].filter(r => r.width > 0);
+  return link.getBoundingClientRect().top >= Math.max(...text.map(r => r.bottom)) - 1;
+}}).map(heading => heading.textContent.trim())"""
+
+# The rectangles of each underscore of a linked code element, relative to the element's box.
+UNDERSCORES = """code => {
+  const box = code.getBoundingClientRect();
+  const range = document.createRange();
+  const found = [];
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = node.data.indexOf("_"); i >= 0; i = node.data.indexOf("_", i + 1)) {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const r = range.getBoundingClientRect();
+      found.push([r.left - box.left, r.top - box.top, r.width, r.height]);
+    }
+  }
+  return found;
+}"""
+SWAP_UNDERSCORES = """(code, swap) => {
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    node.data = swap ? node.data.replaceAll("_", "\\u00a0") : node.data.replaceAll("\\u00a0", "_");
+  }
+}"""
+
+
+def _grey(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png)).convert("L")
+
+
+def hidden_underscores(page) -> list[str]:
+    """The linked code elements (up to UNDERSCORES_CHECKED_PER_PAGE) in which some underscore does not
+    show: drawing it must darken at least half its width's worth of pixels, compared with the same
+    text with a no-break space (as wide, in a monospace font) in its place."""
+    problems = []
+    count = page.evaluate(
+        f"""() => [...document.querySelectorAll("{CONTENT} a code")].filter(c => c.textContent.includes("_"))
+          .slice(0, {UNDERSCORES_CHECKED_PER_PAGE}).map((c, i) => c.setAttribute("data-underscores", i)).length"""
+    )
+    for index in range(count):
+        code = page.locator(f'[data-underscores="{index}"]')
+        code.scroll_into_view_if_needed()
+        box = code.bounding_box()
+        box = {**box, "y": box["y"] - MARGIN_PX, "height": box["height"] + 2 * MARGIN_PX}
+        with_underscores = _grey(page.screenshot(clip=box))
+        code.evaluate(SWAP_UNDERSCORES, True)
+        without = _grey(page.screenshot(clip=box))
+        code.evaluate(SWAP_UNDERSCORES, False)
+        # Pixels the underscores drew darker (ink), in each underscore's box.
+        ink = ImageChops.subtract(without, with_underscores).point(lambda v: 255 if v > 40 else 0)
+        for left, top, width, height in code.evaluate(UNDERSCORES):
+            top += MARGIN_PX
+            cell = ink.crop((round(left), round(top), round(left + width), round(top + height + MARGIN_PX)))
+            drawn = cell.histogram()[255]
+            if drawn < width / 2:
+                problems.append(f"{code.inner_text()!r}: an underscore draws {drawn} pixels")
+                break
+    return problems
+
+
+def load(page, site_page: str) -> None:
+    page.goto(site_page)
+    page.locator(f"{CONTENT} h1").first.wait_for()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_nothing_cut_off(new_guarded_page, site_page, width):
+    """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
+    pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
+    not included), the indentation's spaces left free to wrap alone, outputs wrapping again (pre-wrap
+    on every block), the float that keeps code from under the copy button removed, the copy button
+    shown on outputs, the exercise's 3-panel figure drawn 9 inches wide (text 3.5 px on a phone), the
+    register_hook diagram at its old size (7.5 px), the theme's inline-block permalink (a blank line
+    under a full heading), and the theme's underline under linked code (`retain_grad` read as
+    "retain grad")."""
+    page, guard = new_guarded_page(**WIDTHS[width])
+    load(page, site_page)
+    problems = [
+        *page.evaluate(CODE_PROBLEMS, width == "desktop")["problems"],
+        *page.evaluate(SMALL_FIGURE_TEXT),
+        *(f"the permalink of {h!r} is on a line of its own" for h in page.evaluate(PERMALINKS_ON_THEIR_OWN_LINE)),
+        *hidden_underscores(page),
+    ]
+    assert not problems, f"{site_page} at {width} width:\n  " + "\n  ".join(problems)
+    guard.check()
+
+
+def test_every_code_line_fits_at_1280_px(guarded, site_page):
+    """At 1280 px each line of code is one line on the screen, as written: the column holds 80
+    characters (77 beside the copy button). Catches a snippet or notebook line longer than that (keep
+    them at most 70 characters) and a stylesheet change that narrows the column."""
+    page, guard = guarded
+    load(page, site_page)
+    wrapped = page.evaluate(CODE_PROBLEMS, True)["wrapped"]
+    assert not wrapped, f"{site_page}: {len(wrapped)} lines wrap:\n  " + "\n  ".join(wrapped)
+    guard.check()
