@@ -219,8 +219,10 @@ class _Prose:
         )
         if not self.site_url:
             return docs_path + (f"#{fragment}" if fragment else "")
-        if docs_path.endswith(".md"):  # the page's directory URL, as MkDocs writes it
-            docs_path = docs_path.removesuffix(".md")
+        # A page's directory URL, as MkDocs writes it; in docs/, a .py or .ipynb is a notebook page.
+        page_suffix = posixpath.splitext(docs_path)[1]
+        if page_suffix == ".md" or page_suffix in (".py", ".ipynb") and (self.root / "docs" / docs_path).is_file():
+            docs_path = docs_path.removesuffix(page_suffix)
             docs_path = "" if docs_path == "index" else docs_path.removesuffix("/index")
             docs_path += "/" if docs_path else ""
         return urljoin(self.site_url.rstrip("/") + "/", docs_path) + (f"#{fragment}" if fragment else "")
