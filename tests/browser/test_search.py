@@ -20,11 +20,19 @@ import pytest
 from browser_site import BUDGET_MS, CONTENT
 
 NON_LEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+ELEMENT_0 = "element 0 of tensors does not require grad and does not have a grad_fn"
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak."
+)
 
 # What a reader types or pastes -> the pages that may come first (the pages that answer it).
 GRAD_NONE = ("/grad-is-none/",)
 LEAF = ("/leaf-vs-intermediate/",)
 INSIDE = ("/inside-the-graph/",)
+NO_GRAD_FN = ("/faq/does-not-require-grad/",)
+REQUIRES_GRAD = ("/faq/requires-grad/",)
+OPTIONS = ("/faq/backward-options/",)
 SEARCHES = [
     # The lessons' topics and the questions that lead to them.
     ("why is my .grad None", GRAD_NONE),
@@ -74,6 +82,12 @@ SEARCHES = [
         ("/faq/module-hooks/",),
     ),
     ("Output 0 of BackwardHookFunction is a view and is being modified inplace.", ("/faq/module-hooks/",)),
+    (ELEMENT_0, NO_GRAD_FN),
+    (f"RuntimeError: {ELEMENT_0}", NO_GRAD_FN),
+    ("Only Tensors of floating point and complex dtype can require gradients", REQUIRES_GRAD),
+    ("only Tensors of floating point dtype can require gradients", REQUIRES_GRAD),
+    ("you can only change requires_grad flags of leaf variables.", REQUIRES_GRAD),
+    (CREATE_GRAPH_WARNING, OPTIONS),
     # The FAQ page on this warning, or the lesson that shows it.
     (NON_LEAF_WARNING, ("/faq/warnings/", "/grad-is-none/")),
     # The same questions, as people paraphrase them.
@@ -88,17 +102,17 @@ SEARCHES = [
     ("backward hook", ("/faq/module-hooks/",)),
     ("register_backward_hook", ("/faq/module-hooks/",)),
     ("register_full_backward_hook", ("/faq/module-hooks/",)),
+    ("does not have a grad_fn", NO_GRAD_FN),
+    ("integer tensor requires_grad", REQUIRES_GRAD),
+    ("enable_grad inside no_grad", REQUIRES_GRAD),
+    ("create_graph", OPTIONS),
+    ("backward inputs", OPTIONS),
+    ("detach vs data", ("/faq/in-place/",)),
 ]
 
 # Sections that open with their example, whose preview is therefore code; a sentence before the example
 # fixes them (their pages are the FAQ's). Strict: the test fails once one is fixed, to be taken off here.
-CODE_PREVIEWS = {
-    "/faq/in-place/#leaf-variable-in-place",
-    "/faq/backward-twice/#backward-through-the-graph-a-second-time",
-    "/faq/backward-twice/#why-does-grad-double-on-a-second-backward",
-    "/faq/warnings/#non-leaf-grad-warning",
-    "/faq/not-a-leaf/#grad-none-after-view",
-}
+CODE_PREVIEWS: set[str] = set()  # empty: every section a query above lands on opens with a sentence
 
 DOWNLOAD_LINK = "Download this page's examples"
 
