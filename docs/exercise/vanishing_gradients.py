@@ -557,7 +557,8 @@ def higher(change, act, depths=DEPTHS):
 
 
 def falls(change, act):
-    return ratio(change, 3, act) > ratio(change, 6, act) > ratio(change, 10, act)
+    three, six, ten = (ratio(change, d, act) for d in (3, 6, 10))
+    return three > six > ten
 
 
 def above(change, act, level):
@@ -568,14 +569,15 @@ rows = ["median first/last ratio over seeds 0-19",
         "change     act      " + "".join(f"{f'depth {d}':>10}" for d in DEPTHS)]
 for change in ("none", *CHANGES):
     for act in ("ReLU", "Sigmoid"):
-        rows.append(f"{change:<11}{act:<9}"
-                    + "".join(f"{ratio(change, d, act):>10.2g}" for d in DEPTHS))
+        cells = (f"{ratio(change, d, act):>10.2g}" for d in DEPTHS)
+        rows.append(f"{change:<11}{act:<9}" + "".join(cells))
 undefined = sum(int(np.isnan(r).sum()) for r in changed_ratios.values())
 rows.append(f"undefined ratios with a change: {undefined}")
 rows.append("")
 torch.manual_seed(0)
 fan_in_var = nn.Linear(1000, 1000).weight.var().item() * 1000
-rows.append(f"PyTorch's default Linear init: var(weight) * fan_in = {fan_in_var:.3f}")
+rows.append("PyTorch's default Linear init: var(weight) * fan_in = "
+            f"{fan_in_var:.3f}")
 rows.append("Sigmoid, 10 layers, median mean|g| of the first and last weight:")
 for change in ("none", "residual"):
     rows.append(f"  {change:<9} first {layer(change, 10, 'Sigmoid', 0):.2g},"
@@ -598,8 +600,10 @@ claims = [
     ("residual: Sigmoid's ratio is higher at every depth, still falls",
      higher("residual", "Sigmoid") and falls("residual", "Sigmoid")),
     ("residual: Sigmoid, 10 layers: first layer over 100x, last higher",
-     layer("residual", 10, "Sigmoid", 0) > 100 * layer("none", 10, "Sigmoid", 0)
-     and layer("residual", 10, "Sigmoid", -1) > layer("none", 10, "Sigmoid", -1)),
+     layer("residual", 10, "Sigmoid", 0)
+     > 100 * layer("none", 10, "Sigmoid", 0)
+     and layer("residual", 10, "Sigmoid", -1)
+     > layer("none", 10, "Sigmoid", -1)),
     ("residual: ReLU's ratio is higher at 6 and 10 layers",
      higher("residual", "ReLU", depths=(6, 10))),
 ]
@@ -637,10 +641,11 @@ derivative is largest, and the backward pass through the normalisation
 rescales the gradient as well. With it the median ratio stays above 0.1 at
 every depth, for both activations (the <code>batchnorm</code> rows).</p>
 <p><strong>Residual connections</strong> give the gradient a path around each
-hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10 layers the first layer's gradient is over
-100 times larger than without, but the last layer's grows too (each block adds
-its output to what the last layer receives), so the ratio, although higher
-than without at every depth, still falls with depth. For ReLU the ratio is
+hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10
+layers the first layer's gradient is over 100 times larger than without,
+but the last layer's grows too (each block adds its output to what the
+last layer receives), so the ratio, although higher than without at every
+depth, still falls with depth. For ReLU the ratio is
 higher than without at 6 and 10 layers; at 3 layers, with a single residual
 block, compare the two numbers yourself.</p>
 <p>The <code>holds:</code> lines are this answer's statements, checked by the
