@@ -4,7 +4,8 @@ example its Markdown source holds is checked without a browser, in tests/test_si
 
 "Exactly" means the clipboard holds the bytes of snippets/x/y.py, decoded as UTF-8, with two
 allowances: the file's single final newline may be missing, since the theme trims it from the copied
-text, and its pymdownx.snippets section-marker lines are missing, since a whole-file include drops them. Any other difference (a line hidden by `markdown-exec: hide`, tabs, trailing spaces, a changed
+text, and its pymdownx.snippets section-marker lines are missing, since a whole-file include drops
+them. Any other difference (a line hidden by `markdown-exec: hide`, tabs, trailing spaces, a changed
 character, the output pasted in too) fails with a diff.
 """
 
