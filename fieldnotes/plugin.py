@@ -55,7 +55,7 @@ from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
 from fieldnotes.page_notebook import Diagrams
 from fieldnotes.render import graph_fence
-from fieldnotes.render.code_spans import drop_plain_token_spans
+from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.torch_pin import require_pinned_torch
 
@@ -152,7 +152,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
-        html = drop_plain_token_spans(self.blocks.on_page_content(html, page))
+        html = slim_code_spans(self.blocks.on_page_content(html, page))
         if self.links is not None:
             self.links.on_page_content(page, config)
         if self.notebooks is not None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from fieldnotes.examples import Example, torch_version
-from fieldnotes.render.code_spans import drop_plain_token_spans
+from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from tests.conftest import ROOT
 
@@ -96,7 +96,24 @@ def test_code_loses_only_the_spans_of_names_and_whitespace_and_keeps_its_text():
         '<span class="nn">torch</span>\nx <span class="o">=</span> a'
         '<span class="o">.</span>grad <span class="s2">&quot;n&quot;</span></code></pre>'
     )
-    assert drop_plain_token_spans(page) == slimmed
+    assert slim_code_spans(page) == slimmed
+
+
+def test_a_token_cut_at_line_ends_becomes_one_span_and_keeps_its_text():
+    """A docstring's lines are one span, and so are a run of comment lines; catches joining spans of
+    different tokens (a comment, then a keyword) or across more than a line end, and dropping text."""
+    page = (
+        '<pre><code><span class="sd">&quot;&quot;&quot;One,</span>\n<span class="sd">two,</span>\n'
+        '<span class="sd">three.&quot;&quot;&quot;</span>\n<span class="c1"># a</span>\n'
+        '<span class="k">if</span> <span class="k">not</span>\n    <span class="c1"># b</span>\n'
+        '    <span class="c1"># c</span></code></pre>'
+    )
+    slimmed = (
+        '<pre><code><span class="sd">&quot;&quot;&quot;One,\ntwo,\nthree.&quot;&quot;&quot;</span>\n'
+        '<span class="c1"># a</span>\n<span class="k">if</span> <span class="k">not</span>\n'
+        '    <span class="c1"># b</span>\n    <span class="c1"># c</span></code></pre>'
+    )
+    assert slim_code_spans(page) == slimmed
 
 
 def test_no_page_keeps_a_span_around_a_name_or_whitespace_in_its_code(built_site):

@@ -357,3 +357,41 @@ def test_inline_svg_gives_each_figure_its_own_ids_and_a_text_alternative():
     untitled, problem = inline_svg(buffer.getvalue(), "x")
     assert problem and "text alternative" in problem
     assert "aria-label" not in untitled
+
+
+def _declarations(style: str) -> dict[str, str]:
+    pairs = (d.split(":", 1) for d in style.split(";") if d.strip())
+    return {name.strip(): value.strip() for name, value in pairs}
+
+
+def _uses_as_drawn(svg: str) -> list[dict[str, str]]:
+    """Each <use>'s style as its clone gets it: the <use>'s, overridden by the referenced element's."""
+    own = {m[1]: _declarations(m[2]) for m in re.finditer(r'<\w+ id="([^"]+)"[^>]*?\sstyle="([^"]*)"', svg)}
+    uses = re.finditer(r'<use\b[^>]*?href="#([^"]+)"[^>]*?(?:\sstyle="([^"]*)")?\s*/>', svg)
+    return [{**_declarations(m[2] or ""), **own.get(m[1], {})} for m in uses]
+
+
+def test_inline_svg_drops_only_styles_and_paths_that_draw_nothing():
+    """Each tick and marker (a <use> of a path) is drawn with the same style, and every path that
+    draws something stays. Catches dropping a marker's fill (a property its path does not set) or a
+    path with a stroke, and dropping an unfilled path inside a group that gives it a stroke."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2))
+    fig.patch.set_facecolor("none")
+    ax.patch.set_facecolor("none")
+    ax.plot([1, 2, 3], [1, 4, 9], marker="o", color="#2f7fc1")
+    ax.plot([1, 2, 3], [2, 3, 5], marker="s", color="#d55e00", ls="--")
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Title": "a figure", "Date": None})
+    plt.close(fig)
+    raw = buffer.getvalue()
+    svg, _ = inline_svg(raw, "nb-fig1")
+    assert _uses_as_drawn(svg) == _uses_as_drawn(raw)
+    assert len(_uses_as_drawn(svg)) > 6  # the ticks and the markers
+    styles = [m[1] or "" for m in re.finditer(r'<path\b[^>]*?(?:\sstyle="([^"]*)")?\s*/>', raw)]
+    draws = [style for style in styles if _declarations(style) != {"fill": "none"}]
+    assert len(draws) < len(styles)  # the figure's and the axes' backgrounds
+    assert svg.count("<path") == len(draws)
+    stroked = '<svg><g style="stroke:#f00"><path d="M 0 0 L 1 1" style="fill:none"/></g></svg>'
+    assert '<path d="M 0 0 L 1 1" style="fill:none"/>' in inline_svg(stroked, "x")[0]

@@ -108,7 +108,8 @@ from matplotlib.ticker import LogLocator
 
 
 def check(claim, holds, report=print):
-    """Report a claim the page makes; stop if the numbers don't support it."""
+    """Report a claim the page makes; stop if the numbers don't support
+    it."""
     if not holds:
         raise AssertionError(f"The page claims: {claim}. It does not hold.")
     report(f"holds: {claim}")
@@ -152,7 +153,8 @@ def show(fig, description):
 
 
 def positive(values, what):
-    """For a log axis: exact zeros become NaN (not drawn), and are reported."""
+    """For a log axis: exact zeros become NaN (not drawn), and are
+    reported."""
     values = np.asarray(values, dtype=float)
     if (values == 0).any():
         print(f"not drawn on the log axis, exactly 0: {what}, layer(s)",
@@ -161,7 +163,8 @@ def positive(values, what):
 
 
 def plot_layers(ax, means, depth, activations, markers=True):
-    """Median mean|g| per layer over the seeds, and the interquartile band."""
+    """Median mean|g| per layer over the seeds, and the interquartile
+    band."""
     for act in activations:
         colour, marker, line = STYLE[act]
         q1, mid, q3 = np.percentile(means[depth, act], [25, 50, 75], axis=0)
@@ -244,14 +247,17 @@ check("both runs saw the same batch", torch.equal(x, sigmoid_x))
 check("the hooks fired last layer first",
       list(relu_stats)[0].startswith("linear3")
       and list(relu_stats)[-1].startswith("linear1"))
-check("with Sigmoid, linear1 gets less gradient than with ReLU, linear3 more",
-      sigmoid_means[0] < relu_means[0] and sigmoid_means[-1] > relu_means[-1])
+check("with Sigmoid, linear1 gets less gradient than with ReLU, "
+      "linear3 more",
+      sigmoid_means[0] < relu_means[0]
+      and sigmoid_means[-1] > relu_means[-1])
 check("linear3's Sigmoid inputs are all positive, their mean within 0.4-0.6",
       bool((hidden["Sigmoid"] > 0).all())
       and 0.4 < hidden["Sigmoid"].mean() < 0.6)
 check("some of linear3's ReLU inputs are exactly 0",
       bool((hidden["ReLU"] == 0).any()))
-check("Sigmoid's first/last ratio is below ReLU's", sigmoid_ratio < relu_ratio)
+check("Sigmoid's first/last ratio is below ReLU's",
+      sigmoid_ratio < relu_ratio)
 
 # %% [markdown]
 # ## Twenty seeds, four activations, three depths
@@ -303,7 +309,8 @@ show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
 
 # %%
 def first_last_ratio(means):
-    """first / last layer's mean|g| per seed; NaN (undefined) if last is 0."""
+    """first / last layer's mean|g| per seed; NaN (undefined) if last is
+    0."""
     first, last = means[:, 0], means[:, -1]
     return np.divide(first, last, out=np.full_like(first, np.nan),
                      where=last > 0)
@@ -346,7 +353,8 @@ for (depth, act), m in means.items():
 # %% tags=["fold"]
 # Checking the statements above
 def sigmoid_below_relu(depth):
-    """Seeds where Sigmoid's ratio < ReLU's; seeds where ReLU's is defined."""
+    """Seeds where Sigmoid's ratio < ReLU's; seeds where ReLU's is
+    defined."""
     relu, sigmoid = ratios[depth, "ReLU"], ratios[depth, "Sigmoid"]
     defined = ~np.isnan(relu)
     return int((sigmoid[defined] < relu[defined]).sum()), int(defined.sum())
@@ -356,9 +364,11 @@ for depth in DEPTHS:
     below, defined = sigmoid_below_relu(depth)
     print(f"depth {depth:>2}: Sigmoid's ratio < ReLU's in {below} of",
           f"{defined} seeds with a defined ReLU ratio")
-check("at every depth, Sigmoid < ReLU in every seed with a defined ReLU ratio",
+check("at every depth, Sigmoid < ReLU in every seed with a defined "
+      "ReLU ratio",
       all(b == d for b, d in map(sigmoid_below_relu, DEPTHS)))
-dead_nets = {key: int((m == 0).any(axis=1).sum()) for key, m in means.items()}
+dead_nets = {key: int((m == 0).any(axis=1).sum())
+             for key, m in means.items()}
 check("only ReLU networks were dead, and only at depth 10",
       all((n > 0) == (key == (10, "ReLU")) for key, n in dead_nets.items()))
 undefined = np.isnan(ratios[10, "ReLU"])
@@ -463,7 +473,8 @@ check("Sigmoid's derivative is at most 0.25, and largest, 0.25, at z = 0",
       bool(derivatives["Sigmoid"].max() <= 0.25)
       and derivatives["Sigmoid"].argmax() == at_0
       and abs(derivatives["Sigmoid"][at_0] - 0.25) < 1e-6)
-check("ReLU's derivative is 1 for every positive z, 0 for every negative one",
+check("ReLU's derivative is 1 for every positive z, 0 for every "
+      "negative one",
       bool((derivatives["ReLU"][z.detach() > 0] == 1).all()
            and (derivatives["ReLU"][z.detach() < 0] == 0).all()))
 check("Tanh's derivative peaks at 1, GELU's slightly above 1 (below 1.2)",
@@ -514,7 +525,8 @@ def make_changed_mlp(depth, activation, change):
     layers = OrderedDict()
     for i, linear in enumerate(linears[:-1], start=1):
         if change == "batchnorm":
-            block = nn.Sequential(linear, nn.BatchNorm1d(WIDTH), activation())
+            block = nn.Sequential(linear, nn.BatchNorm1d(WIDTH),
+                                  activation())
         else:
             block = nn.Sequential(linear, activation())
             if linear.in_features == linear.out_features:  # not the first
@@ -531,7 +543,8 @@ changed_means = {
         build=lambda d, a, c=change: make_changed_mlp(d, a, c))
     for change in CHANGES for depth in DEPTHS for act in ("ReLU", "Sigmoid")
 }
-changed_ratios = {key: first_last_ratio(m) for key, m in changed_means.items()}
+changed_ratios = {key: first_last_ratio(m)
+                  for key, m in changed_means.items()}
 
 # %% tags=["hide-input"] jupyter={"source_hidden": true}
 # The answer. On the web page this code is hidden, so as not to give it away.
@@ -557,7 +570,8 @@ def higher(change, act, depths=DEPTHS):
 
 
 def falls(change, act):
-    return ratio(change, 3, act) > ratio(change, 6, act) > ratio(change, 10, act)
+    three, six, ten = (ratio(change, d, act) for d in (3, 6, 10))
+    return three > six > ten
 
 
 def above(change, act, level):
@@ -565,18 +579,21 @@ def above(change, act, level):
 
 
 rows = ["median first/last ratio over seeds 0-19",
-        "change     act      " + "".join(f"{f'depth {d}':>10}" for d in DEPTHS)]
+        "change     act      "
+        + "".join(f"{f'depth {d}':>10}" for d in DEPTHS)]
 for change in ("none", *CHANGES):
     for act in ("ReLU", "Sigmoid"):
-        rows.append(f"{change:<11}{act:<9}"
-                    + "".join(f"{ratio(change, d, act):>10.2g}" for d in DEPTHS))
+        cells = (f"{ratio(change, d, act):>10.2g}" for d in DEPTHS)
+        rows.append(f"{change:<11}{act:<9}" + "".join(cells))
 undefined = sum(int(np.isnan(r).sum()) for r in changed_ratios.values())
 rows.append(f"undefined ratios with a change: {undefined}")
 rows.append("")
 torch.manual_seed(0)
 fan_in_var = nn.Linear(1000, 1000).weight.var().item() * 1000
-rows.append(f"PyTorch's default Linear init: var(weight) * fan_in = {fan_in_var:.3f}")
-rows.append("Sigmoid, 10 layers, median mean|g| of the first and last weight:")
+rows.append("PyTorch's default Linear init: var(weight) * fan_in = "
+            f"{fan_in_var:.3f}")
+rows.append("Sigmoid, 10 layers, median mean|g| of the first and last "
+            "weight:")
 for change in ("none", "residual"):
     rows.append(f"  {change:<9} first {layer(change, 10, 'Sigmoid', 0):.2g},"
                 f" last {layer(change, 10, 'Sigmoid', -1):.2g}")
@@ -598,8 +615,10 @@ claims = [
     ("residual: Sigmoid's ratio is higher at every depth, still falls",
      higher("residual", "Sigmoid") and falls("residual", "Sigmoid")),
     ("residual: Sigmoid, 10 layers: first layer over 100x, last higher",
-     layer("residual", 10, "Sigmoid", 0) > 100 * layer("none", 10, "Sigmoid", 0)
-     and layer("residual", 10, "Sigmoid", -1) > layer("none", 10, "Sigmoid", -1)),
+     layer("residual", 10, "Sigmoid", 0)
+     > 100 * layer("none", 10, "Sigmoid", 0)
+     and layer("residual", 10, "Sigmoid", -1)
+     > layer("none", 10, "Sigmoid", -1)),
     ("residual: ReLU's ratio is higher at 6 and 10 layers",
      higher("residual", "ReLU", depths=(6, 10))),
 ]
@@ -624,8 +643,9 @@ class Answer:
 
 display(Answer("Answer: what the three changes do", "\n".join(rows), """
 <p><strong>Initialisation</strong> matters a lot for ReLU: with He init its
-median ratio stays above 0.1 at 3, 6 and 10 layers (the <code>init ReLU</code>
-row), where the default init let it fall over 100-fold. PyTorch's default
+median ratio stays above 0.1 at 3, 6 and 10 layers (the
+<code>init ReLU</code> row), where the default init let it fall over
+100-fold. PyTorch's default
 <code>Linear</code> init draws smaller weights (the <code>var(weight) *
 fan_in</code> line) than the 2/fan_in that keeps a ReLU signal's size from
 layer to layer. For Sigmoid, Xavier init raises the ratio at every depth, but
@@ -637,10 +657,11 @@ derivative is largest, and the backward pass through the normalisation
 rescales the gradient as well. With it the median ratio stays above 0.1 at
 every depth, for both activations (the <code>batchnorm</code> rows).</p>
 <p><strong>Residual connections</strong> give the gradient a path around each
-hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10 layers the first layer's gradient is over
-100 times larger than without, but the last layer's grows too (each block adds
-its output to what the last layer receives), so the ratio, although higher
-than without at every depth, still falls with depth. For ReLU the ratio is
+hidden activation after the first (the 8-to-8 layers). For Sigmoid at 10
+layers the first layer's gradient is over 100 times larger than without,
+but the last layer's grows too (each block adds its output to what the
+last layer receives), so the ratio, although higher than without at every
+depth, still falls with depth. For ReLU the ratio is
 higher than without at 6 and 10 layers; at 3 layers, with a single residual
 block, compare the two numbers yourself.</p>
 <p>The <code>holds:</code> lines are this answer's statements, checked by the

@@ -155,6 +155,40 @@ def _short_numbers(geometry: str) -> str:
     return re.sub(r"\s+", " ", geometry).strip()
 
 
+def _drop_invisible_paths(svg: str) -> str:
+    """Drop every path that draws nothing: no fill, and no stroke (none set, none inherited from a
+    group: only those outside every <g>). matplotlib draws a transparent figure's and axes' background
+    so."""
+    out, depth, last = [], 0, 0
+    for tag in re.finditer(r'<g\b[^>]*?(/?)>|</g>|<path d="[^"]*" style="fill:none"/>', svg):
+        out.append(svg[last : tag.start()])
+        last = tag.end()
+        if tag[0].startswith("<path"):
+            if depth:
+                out.append(tag[0])
+            continue
+        out.append(tag[0])
+        depth += -1 if tag[0] == "</g>" else 0 if tag[1] else 1
+    out.append(svg[last:])
+    return "".join(out)
+
+
+def _drop_overridden_use_styles(svg: str) -> str:
+    """From each <use>'s style, drop the properties its referenced element sets itself: the clone
+    inherits the <use>'s properties, and its own style overrides what it inherits, so they are dead.
+    matplotlib writes a tick's colour and width on the tick's path and again on every use of it."""
+    own = {
+        m[1]: {d.split(":")[0] for d in m[2].split(";")}
+        for m in re.finditer(r'<\w+ id="([^"]+)"[^>]*?\sstyle="([^"]*)"', svg)
+    }
+
+    def slim(use: re.Match) -> str:
+        kept = [d for d in use[3].split(";") if d.split(":")[0] not in own.get(use[2], ())]
+        return use[1] + (f' style="{";".join(kept)}"' if kept else "")
+
+    return re.sub(r'(<use\b[^>]*?href="#([^"]+)"[^>]*?)\sstyle="([^"]*)"', slim, svg)
+
+
 def _unwrap_bare_groups(svg: str) -> str:
     """Drop every <g> without attributes (and its </g>): they group nothing that matters."""
     out, bare, last = [], [], 0
@@ -205,6 +239,7 @@ def inline_svg(svg: str, prefix: str) -> tuple[str, str | None]:
     svg = re.sub(r">\s+<", "><", svg)  # matplotlib's indentation
     svg = re.sub(r'\sstyle="([^"]*)"', lambda m: ' style="' + re.sub(r"([:;])\s+", r"\1", m[1]) + '"', svg)
     svg = _unwrap_bare_groups(svg).replace("<g/>", "")
+    svg = _drop_overridden_use_styles(_drop_invisible_paths(svg))
     attributes = ' role="img"'
     if title:
         label = title.group(1).strip().replace('"', "&quot;")  # already XML-escaped, but for quotes
