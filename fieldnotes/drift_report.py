@@ -76,17 +76,19 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
 
 
 def run_exercise(root: Path, python: str) -> dict:
-    """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by `python`."""
-    done = subprocess.run(
-        [python, "-u", EXERCISE],
-        cwd=root,
-        env={**os.environ, "MPLBACKEND": "Agg"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        timeout=EXERCISE_TIMEOUT,
-    )
+    """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by `python`,
+    in an empty folder: the figures it saves there must not land in the project."""
+    with tempfile.TemporaryDirectory(prefix="drift-exercise-") as folder:
+        done = subprocess.run(
+            [python, "-u", str(root / EXERCISE)],
+            cwd=folder,
+            env={**os.environ, "MPLBACKEND": "Agg"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=EXERCISE_TIMEOUT,
+        )
     output = done.stdout.replace(f"{root}{os.sep}", "")
     version = subprocess.run(
         [python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True

@@ -27,7 +27,8 @@ INSTALLED_TORCH = importlib.metadata.version("torch")
 WARNS = "import torch\n\na = torch.tensor(2.0, requires_grad=True)\nb = a * 3\nb.backward()\nprint(b.grad)\n"
 COUNTS = "import torch\n\nprint(torch.arange(3) * 2)\n"
 SAME = "print('same under every torch')\n"
-EXERCISE = "print('the exercise ran')\n"
+# Like the real exercise run as a script, it saves a figure in the folder it runs in.
+EXERCISE = "open('figure-1.svg', 'w').write('<svg/>')\nprint('the exercise ran')\n"
 
 
 def recorded_project(path: Path) -> Project:
@@ -52,9 +53,10 @@ def record(path: Path, *arguments: str) -> subprocess.CompletedProcess:
 
 
 def tree_digest(folder: Path) -> str:
+    """The files under `folder`, names and bytes, but for the caches under .cache/ (the report's own)."""
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
-        if path.is_file():
+        if path.is_file() and path.relative_to(folder).parts[0] != ".cache":
             digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -74,7 +76,7 @@ def drift_run(tmp_path_factory):
     warns = snippets / "warns.out"
     assert re.search(r"TensorBody\.h:\d+", warns.read_text()), "the warning names torch's C++ source"
     warns.write_text(re.sub(r"(TensorBody\.h:)\d+", r"\g<1>1", warns.read_text()))
-    before = {folder: tree_digest(project.path / folder) for folder in ("snippets", "docs")}
+    before = {folder: tree_digest(project.path / folder) for folder in ("snippets", "docs", ".")}
     report_path = project.path.parent / f"{project.path.name}-report.json"
     done = subprocess.run(
         [sys.executable, "-m", "fieldnotes.drift_report", "--python", sys.executable, "--json", str(report_path)],
@@ -83,7 +85,7 @@ def drift_run(tmp_path_factory):
         text=True,
         timeout=300,
     )
-    after = {folder: tree_digest(project.path / folder) for folder in ("snippets", "docs")}
+    after = {folder: tree_digest(project.path / folder) for folder in ("snippets", "docs", ".")}
     return done, json.loads(report_path.read_text()), before, after
 
 
@@ -111,7 +113,8 @@ def test_drift_report_keys_each_example_by_its_content(drift_run):
 
 
 def test_drift_report_writes_nothing_into_snippets_or_docs(drift_run):
-    """Catches the report recording what it ran (as `make update-outputs` would) or touching the pages."""
+    """Catches the report recording what it ran (as `make update-outputs` would), touching the pages, or
+    leaving in the project what the exercise saves where it runs (its figures)."""
     _, _, before, after = drift_run
     assert before == after
 
