@@ -197,7 +197,7 @@ NAME_AND_CODE_COLOURS = """() => {
 
 def test_names_show_in_their_colour_without_their_span(isolated_guarded_page):
     """Catches names shown in another colour than a highlighted name's, in either scheme: the build drops
-    Pygments' span around each name (fieldnotes/code_spans.py), so a code block's own text must have the
+    Pygments' span around each name (fieldnotes/render/code_spans.py), so a code block's own text must have the
     colour a name's span would give it. A name token is put back into a code block to compare. (With
     mkdocs-material 9.8 the two agree even without site.css's rule; this guards a theme upgrade or a
     site.css change that gives names their own colour.)"""
