@@ -29,3 +29,15 @@ def raises(fn, expected: type[BaseException] = RuntimeError) -> str:
         return str(error)
     raise AssertionError(f"{fn} raised nothing")
 
+
+def sentence_marker(said: dict[str, str]):
+    """A decorator `@mark("...")` that records in `said` which sentence of its page a probe tries."""
+
+    def mark(sentence: str):
+        def record(probe):
+            said[probe.__name__] = sentence
+            return probe
+
+        return record
+
+    return mark

@@ -12,19 +12,13 @@ import torch
 from torch import nn
 
 from tests.conftest import ROOT
+from tests.probes._sentence import sentence_marker
 
 PAGE = ROOT / "docs" / "cheat-sheet.md"
 SAID: dict[str, str] = {}
 
 
-def said(sentence: str):
-    """Mark a probe as trying `sentence` of the cheat sheet."""
-
-    def mark(probe):
-        SAID[probe.__name__] = sentence
-        return probe
-
-    return mark
+said = sentence_marker(SAID)  # marks a probe with the sentence of the page it tries
 
 
 def test_every_probed_sentence_is_on_the_page():

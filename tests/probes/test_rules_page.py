@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from tests.probes._sentence import sentence_marker
 
 PAGE = ROOT / "docs" / "rules.md"
 RULES_DIR = ROOT / "snippets" / "rules"
@@ -17,12 +18,7 @@ PROGRAMS = 1200
 SAID: dict[str, str] = {}
 
 
-def said(sentence: str):
-    def mark(probe):
-        SAID[probe.__name__] = sentence
-        return probe
-
-    return mark
+said = sentence_marker(SAID)  # marks a probe with the sentence of the page it tries
 
 
 @pytest.fixture(scope="module")
