@@ -189,7 +189,3 @@ def load(example: Example, kind: str = "build") -> Run | None:
 def store(example: Example, run: Run, kind: str = "build") -> None:
     Store(example.root, prefix="").save_run(example, run, kind)
 
-
-def memo(root: Path, kind: str, content: bytes, compute: Callable[[], dict]) -> dict:
-    """Store.memo in a build's entries (for code that is handed the project root, not the build's store)."""
-    return Store(root).memo(kind, content, compute)

@@ -45,12 +45,12 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
     import torch
 
     from fieldnotes import runner
-    from fieldnotes.examples import find_examples
+    from fieldnotes.examples import project_examples
     from fieldnotes.jobs import Scheduler
     from fieldnotes.record import timeouts
     from fieldnotes.torch_pin import pinned_torch
 
-    examples = [e for e in find_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
+    examples = [e for e in project_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
     limits, default = timeouts(root)
     scheduler = Scheduler(root)
     futures = [scheduler.submit(e.snippet, limits.get(e.snippet, default)) for e in examples]

@@ -41,7 +41,7 @@ class Example:
         return True
 
 
-def find_examples(root: Path) -> list[Example]:
+def project_examples(root: Path) -> list[Example]:
     """Every snippet of the project; files starting with `_` are helpers, not examples."""
     files = sorted((root / SNIPPETS_DIR).rglob("*.py"))
     return [Example(root, str(f.relative_to(root))) for f in files if not f.name.startswith("_")]

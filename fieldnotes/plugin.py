@@ -46,14 +46,14 @@ from fieldnotes import blocks, integrations
 from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
-from fieldnotes.examples import SNIPPETS_DIR, find_examples
+from fieldnotes.examples import SNIPPETS_DIR, project_examples
 from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.features.versions_page import VersionsPage
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
-from fieldnotes.page_notebook import Diagrams
+from fieldnotes.render.page_notebook import Diagrams
 from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
@@ -129,7 +129,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
             self.prefetch = Prefetch()
             self.prefetch.start(jupyter, files)
-        examples = find_examples(self.build.root)
+        examples = project_examples(self.build.root)
         self.downloads.on_files(files, config, examples)
         if self.config.execute:
             sources = [page.content_string for page in files.documentation_pages()]

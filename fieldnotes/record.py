@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fieldnotes import blocks, runner
 from fieldnotes.config import project_config
-from fieldnotes.examples import SNIPPETS_DIR, find_examples, torch_version
+from fieldnotes.examples import SNIPPETS_DIR, project_examples, torch_version
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch_pin import TorchMismatch, check_torch
 
@@ -48,7 +48,7 @@ def main(root: Path, only: list[str]) -> int:
         except TorchMismatch as mismatch:
             print(f"fieldnotes.record: nothing recorded. {mismatch}", file=sys.stderr)
             return 2
-    all_examples = find_examples(root)
+    all_examples = project_examples(root)
     examples = [e for e in all_examples if not only or any(e.snippet.startswith(o) for o in only)]
     if only and not examples:
         print(f"fieldnotes.record: no snippet under {' '.join(only)}", file=sys.stderr)

@@ -15,7 +15,7 @@ from pathlib import Path
 from fieldnotes import blocks, runner
 from fieldnotes.cache import Store
 from fieldnotes.config import project_config
-from fieldnotes.examples import Example, drift, find_examples
+from fieldnotes.examples import Example, drift, project_examples
 from fieldnotes.jobs import Scheduler
 
 
@@ -36,7 +36,7 @@ def run_shard(root: Path, shard: int, shards: int, docs_dir: str = "docs") -> in
     """Run the shard's examples that the store does not hold yet; print each one's state; 1 if any drifted."""
     config = project_config(root)
     store = Store(root, reuse=config.cache)
-    examples = shard_of(find_examples(root), shard, shards)
+    examples = shard_of(project_examples(root), shard, shards)
     pages = (page.read_text(encoding="utf-8") for page in sorted((root / docs_dir).rglob("*.md")))
     timeouts = blocks.timeouts(pages, config.timeout)
     scheduler = Scheduler(root, preload=("torch",) if config.torch else ())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fieldnotes.drift_classify import EXERCISE, classify, content_key
-from fieldnotes.examples import find_examples
+from fieldnotes.examples import project_examples
 
 REPORTS_DIR = "versions"
 PAGE = "versions.md"
@@ -100,7 +100,7 @@ def page_markdown(
     for page, snippets in snippets_by_page.items():
         for snippet in dict.fromkeys(snippets):
             pages_of.setdefault(snippet, []).append(page)
-    examples = [e.snippet for e in find_examples(root)]
+    examples = [e.snippet for e in project_examples(root)]
     lines = []
     for report in found:
         counts: dict[str, int] = {}

@@ -10,7 +10,7 @@ import sys
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "fieldnotes"
-CORE = ("examples", "runner", "jobs", "cache", "blocks", "page_notebook")
+CORE = ("examples", "runner", "jobs", "cache", "blocks", "render.page_notebook")
 
 
 def test_the_core_imports_no_mkdocs():

@@ -172,19 +172,19 @@ def test_memo_computes_once_and_again_when_the_content_or_the_kind_changes(tmp_p
 
         return run
 
-    assert cache.memo(tmp_path, "kind code-1", b"page", compute("first")) == {"value": "first"}
-    assert cache.memo(tmp_path, "kind code-1", b"page", compute("second")) == {"value": "first"}
-    assert cache.memo(tmp_path, "kind code-1", b"edited page", compute("third")) == {"value": "third"}
-    assert cache.memo(tmp_path, "kind code-2", b"page", compute("fourth")) == {"value": "fourth"}
+    assert cache.Store(tmp_path).memo("kind code-1", b"page", compute("first")) == {"value": "first"}
+    assert cache.Store(tmp_path).memo("kind code-1", b"page", compute("second")) == {"value": "first"}
+    assert cache.Store(tmp_path).memo("kind code-1", b"edited page", compute("third")) == {"value": "third"}
+    assert cache.Store(tmp_path).memo("kind code-2", b"page", compute("fourth")) == {"value": "fourth"}
     assert calls == ["first", "third", "fourth"]
 
 
 def test_memo_computes_again_in_another_environment(tmp_path, monkeypatch):
     """Catches a memo key that leaves out what is installed: a theme or markdown-exec upgrade would keep
     showing blocks and search entries made by the old version."""
-    assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "old"}) == {"value": "old"}
+    assert cache.Store(tmp_path).memo("kind", b"page", lambda: {"value": "old"}) == {"value": "old"}
     monkeypatch.setattr(cache, "environment_fingerprint", lambda: "another environment")
-    assert cache.memo(tmp_path, "kind", b"page", lambda: {"value": "new"}) == {"value": "new"}
+    assert cache.Store(tmp_path).memo("kind", b"page", lambda: {"value": "new"}) == {"value": "new"}
 
 
 def _configured(cache_option: bool):
@@ -205,5 +205,5 @@ def test_a_build_without_cache_leaves_nothing_switched_for_the_next(tmp_path):
     assert not off.store.reuse and on.store.reuse
     calls = []
     compute = lambda: calls.append(1) or {"value": len(calls)}  # noqa: E731
-    assert cache.memo(tmp_path, "kind", b"content", compute) == cache.memo(tmp_path, "kind", b"content", compute)
+    assert cache.Store(tmp_path).memo("kind", b"content", compute) == cache.Store(tmp_path).memo("kind", b"content", compute)
     assert calls == [1]

@@ -12,7 +12,7 @@ from pytest_examples import CodeExample, EvalExample, find_examples
 
 from fieldnotes.config import project_config
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift
-from fieldnotes.examples import find_examples as find_snippets
+from fieldnotes.examples import project_examples
 from fieldnotes.runner import run_snippet
 from tests.conftest import ROOT
 
@@ -60,7 +60,7 @@ def test_block_lints_and_prints_its_recorded_output(block: CodeExample, eval_exa
 def test_every_snippet_is_shown_on_a_page():
     includes = [INCLUDE.match(b.source.strip()) for b in BLOCKS]
     shown = {f"{SNIPPETS_DIR}/{match['path']}" for match in includes if match}
-    orphans = {e.snippet for e in find_snippets(ROOT)} - shown
+    orphans = {e.snippet for e in project_examples(ROOT)} - shown
     assert not orphans, f"snippets no page includes (delete them or show them): {sorted(orphans)}"
 
 

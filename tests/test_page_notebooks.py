@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 from pytest_examples import find_examples
 
 from fieldnotes import cache
-from fieldnotes.page_notebook import RAISES_TAG
+from fieldnotes.render.page_notebook import RAISES_TAG
 from tests.conftest import REUSE_RUNS, ROOT, Project, block, reader_run_kind
 
 KIND = reader_run_kind("page notebook", __file__)
@@ -191,7 +191,7 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
         '--8<-- "rules/words.py:rule-1"\n\n'
         "```text\n{ #kept } [not a link](x.md)\n```\n"
     )
-    from fieldnotes.page_notebook import page_notebook
+    from fieldnotes.render.page_notebook import page_notebook
 
     def markdown_of(site_url: str) -> str:
         return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url=site_url))
@@ -208,3 +208,17 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
     without_site = markdown_of("")
     assert "[a page](other.md#part)" in without_site
     assert "[why](faq/why.md#why)" in without_site
+
+
+def test_a_link_to_a_notebook_page_lands_in_the_sites_own_docs_folder(tmp_path):
+    """Catches the page notebook taking the docs folder to be `docs/` (a site whose `docs_dir` is
+    `pages/` got links to `exercise/nb.py` itself, a download, instead of its page)."""
+    from fieldnotes.render.page_notebook import page_notebook
+
+    (tmp_path / "pages" / "exercise").mkdir(parents=True)
+    (tmp_path / "pages" / "exercise" / "nb.py").write_text("# %%\n", encoding="utf-8")
+    markdown = "# Title\n\nSee [the exercise](exercise/nb.py).\n"
+    notebook = page_notebook(markdown, tmp_path, "page.md", site_url="https://s.example/", docs_dir=tmp_path / "pages")
+    assert "[the exercise](https://s.example/exercise/nb/)" in prose(notebook)
+    default = page_notebook(markdown, tmp_path, "page.md", site_url="https://s.example/")
+    assert "[the exercise](https://s.example/exercise/nb.py)" in prose(default), "no such page under docs/"

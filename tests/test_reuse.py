@@ -1,4 +1,4 @@
-"""A rebuild reuses what it made of unchanged input (fieldnotes' `cache.memo`): each example's rendered
+"""A rebuild reuses what it made of unchanged input (fieldnotes' `Store.memo`): each example's rendered
 block and each page's search entries. Reuse must never show what a fresh build would not: a rebuild from
 the cache reuses, and writes the same site; a change to an input a reused result is keyed by shows on
 the next rebuild. (The exercise's .ipynb is reused the same way; here it is checked to be the same file

@@ -11,11 +11,11 @@ import sys
 import pytest
 
 from fieldnotes import cache
-from fieldnotes.examples import drift, find_examples
+from fieldnotes.examples import drift, project_examples
 from fieldnotes.runner import Run, only_own_frames
 from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
 
-EXAMPLES = find_examples(ROOT)
+EXAMPLES = project_examples(ROOT)
 STANDALONE = reader_run_kind("standalone", __file__)  # the cache kind of a run by `python snippets/x.py`
 
 

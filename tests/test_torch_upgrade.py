@@ -19,7 +19,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 from fieldnotes import drift_classify, drift_env, torch_pin, versions
-from fieldnotes.examples import find_examples
+from fieldnotes.examples import project_examples
 from tests.conftest import ROOT, TORCH_PIN, Project, block
 
 INSTALLED_TORCH = importlib.metadata.version("torch")
@@ -234,7 +234,7 @@ def test_record_names_the_torch_that_recorded_each_output(tmp_path):
 def test_the_committed_manifest_names_the_pin_for_every_output():
     """Catches an output recorded (or left) under another torch than the pin, or one the manifest misses."""
     manifest = json.loads((ROOT / "snippets" / "recorded-with.json").read_text())
-    assert set(manifest) == {e.recorded_path for e in find_examples(ROOT)}
+    assert set(manifest) == {e.recorded_path for e in project_examples(ROOT)}
     assert {v.removeprefix("torch ").split("+")[0] for v in manifest.values()} == {TORCH_PIN}
 
 
@@ -368,7 +368,7 @@ def test_the_site_lists_torch_2_14_1(built_site):
     """Catches the versions page missing, or built from no report."""
     page = (built_site / "versions" / "index.html").read_text()
     assert "<strong>torch 2.14.1</strong>" in page
-    assert all(f"<code>{e.snippet}</code>" in page for e in find_examples(ROOT)), "a row for every example"
+    assert all(f"<code>{e.snippet}</code>" in page for e in project_examples(ROOT)), "a row for every example"
     if TORCH_PIN != "2.14.1":  # recorded under another torch: 2.14.1 moved five C++ source lines
         assert "prints differently: only torch's C++ source locations" in page
         lesson = (built_site / "grad-is-none" / "index.html").read_text()

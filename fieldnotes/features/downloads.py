@@ -1,9 +1,10 @@
 """What a reader can download: every snippet file and helper (each block's title links to its file),
-and each page's examples as one notebook (`fieldnotes.page_notebook`), linked under the page's heading."""
+and each page's examples as one notebook (`fieldnotes.render.page_notebook`), linked under the page's heading."""
 
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 import re
 
 from mkdocs.structure.files import File
@@ -11,7 +12,7 @@ from mkdocs.structure.files import File
 from fieldnotes.blocks import snippets_of
 from fieldnotes.build_state import Build
 from fieldnotes.examples import SNIPPETS_DIR, Example
-from fieldnotes.page_notebook import Diagrams, page_notebook, page_notebook_json
+from fieldnotes.render.page_notebook import Diagrams, page_notebook, page_notebook_json
 
 
 class Downloads:
@@ -35,14 +36,14 @@ class Downloads:
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((root / s).is_file() for s in included):
                 notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
-                notebook = self._notebook(markdown, page.src_uri, config.site_url or "")
+                notebook = self._notebook(markdown, page.src_uri, config.site_url or "", Path(config.docs_dir))
                 files.append(File.generated(config, notebook_uri, content=notebook))
                 self.notebooks[page.src_uri] = notebook_uri
 
-    def _notebook(self, markdown: str, page_uri: str, site_url: str) -> str:
-        options = {"site_url": site_url, "diagrams": self.diagrams}
+    def _notebook(self, markdown: str, page_uri: str, site_url: str, docs_dir: Path) -> str:
+        options = {"site_url": site_url, "diagrams": self.diagrams, "docs_dir": docs_dir}
         if self.build.store.reuse:
-            return page_notebook_json(markdown, self.build.root, page_uri, **options)
+            return page_notebook_json(self.build.store, markdown, page_uri, **options)
         import nbformat  # page_notebook_json's own reuse is off with the plugin's `cache: false`
 
         return nbformat.writes(page_notebook(markdown, self.build.root, page_uri, **options))

@@ -91,11 +91,13 @@ class Diagrams:
 
 
 def page_notebook_json(
-    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None
+    store: Store, markdown: str, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None,
+    docs_dir: Path | None = None,
 ) -> str:
     """page_notebook() as .ipynb JSON. Reused while the page, its snippets, their recorded outputs, the
     helpers they import, the files it includes, its diagrams' drawing keys and this module are
     unchanged: making and validating it (nbformat) cost every rebuild a tenth of a second."""
+    root = store.root
     parts = [page_url, markdown, site_url]
     for snippet in snippets_of(markdown):
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
@@ -108,20 +110,22 @@ def page_notebook_json(
     def write() -> dict:
         import nbformat
 
-        notebook = page_notebook(markdown, root, page_url, site_url=site_url, diagrams=diagrams)
+        notebook = page_notebook(markdown, root, page_url, site_url=site_url, diagrams=diagrams, docs_dir=docs_dir)
         return {"ipynb": nbformat.writes(notebook)}
 
-    return cache.memo(root, f"page notebook {_CODE_DIGEST}", "\0".join(parts).encode(), write)["ipynb"]
+    return store.memo(f"page notebook {_CODE_DIGEST}", "\0".join(parts).encode(), write)["ipynb"]
 
 
 def page_notebook(
-    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None
+    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None,
+    docs_dir: Path | None = None,
 ) -> nbformat.NotebookNode:
     """The notebook. Links to other pages go to `site_url`'s pages, or to their file names without one;
-    diagrams are drawn by `diagrams`, or shown as their caption without it."""
+    diagrams are drawn by `diagrams`, or shown as their caption without it. `docs_dir` is the site's docs
+    folder (MkDocs' `docs_dir`; `root/docs` if not given), where a linked `.py` or `.ipynb` may be a page."""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-    prose = _Prose(root, page_url, site_url, diagrams)
+    prose = _Prose(root, page_url, site_url, diagrams, docs_dir or root / "docs")
     markdown = _FRONT_MATTER.sub("", markdown)
     cells = [
         new_markdown_cell(
@@ -159,8 +163,9 @@ def _read(path: Path) -> str:
 class _Prose:
     """The page's prose as markdown cells, in Markdown that Jupyter renders."""
 
-    def __init__(self, root: Path, page_url: str, site_url: str, diagrams: Diagrams | None) -> None:
+    def __init__(self, root: Path, page_url: str, site_url: str, diagrams: Diagrams | None, docs_dir: Path) -> None:
         self.root, self.page_url, self.site_url, self.diagrams = root, page_url, site_url, diagrams
+        self.docs_dir = docs_dir
         self.ids: set[str] = set()  # heading ids given so far, as MkDocs makes them unique
 
     def add(self, cells: list, text: str) -> None:
@@ -219,9 +224,9 @@ class _Prose:
         )
         if not self.site_url:
             return docs_path + (f"#{fragment}" if fragment else "")
-        # A page's directory URL, as MkDocs writes it; in docs/, a .py or .ipynb is a notebook page.
+        # A page's directory URL, as MkDocs writes it; in the docs folder, a .py or .ipynb is a notebook page.
         page_suffix = posixpath.splitext(docs_path)[1]
-        if page_suffix == ".md" or page_suffix in (".py", ".ipynb") and (self.root / "docs" / docs_path).is_file():
+        if page_suffix == ".md" or page_suffix in (".py", ".ipynb") and (self.docs_dir / docs_path).is_file():
             docs_path = docs_path.removesuffix(page_suffix)
             docs_path = "" if docs_path == "index" else docs_path.removesuffix("/index")
             docs_path += "/" if docs_path else ""
