@@ -25,7 +25,7 @@ Its events, in the order MkDocs calls them (priority 0 unless given):
 - on_page_markdown: numbers each executed block's fence (before pymdownx.snippets includes its
   file); links the page's notebook; writes the API index page.
 - on_page_content: checks the page's claims; slims a notebook page; trims the API index's table of
-  contents.
+  contents; drops, in every page's code, the spans that show no colour of their own.
 - on_post_page: drops the templates' indentation.
 - on_post_build (priority -100, after every other plugin wrote its files): checks the links; after a
   full build, evicts the store's entries it did not use.
@@ -152,11 +152,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
-        html = slim_code_spans(self.blocks.on_page_content(html, page))
+        html = self.blocks.on_page_content(html, page)
         if self.links is not None:
             self.links.on_page_content(page, config)
         if self.notebooks is not None:
             html = self.notebooks.on_page_content(html, page)
+        html = slim_code_spans(html)  # every page's code, the notebook's cells too
         if self.api_page is not None:
             html = self.api_page.on_page_content(html, page)
         return html

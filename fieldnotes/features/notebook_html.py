@@ -53,12 +53,7 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
             if pre is None:
                 problems.append("a code cell without highlighted source")
                 continue
-            # Names, punctuation, operators and whitespace (three quarters of all tokens, and most of
-            # the page's weight) get no span: site.css gives the code the theme's name colour.
-            # So do an f-string's braces (string interpolation), and runs of one token kind share a span.
-            for span in pre.select("span.n, span.p, span.o, span.w, span.si"):
-                span.unwrap()
-            _merge_neighbour_spans(pre)
+            # Its spans are slimmed with every page's code (fieldnotes.render.code_spans).
             target.append(_highlight_block(soup, pre.contents, "nb-input"))
         else:
             mime = part.get("data-mime-type", "")
@@ -87,16 +82,6 @@ def slim_notebook_html(html: str) -> tuple[str, list[str]]:
     for number, svg in enumerate(figures, start=1):
         html = html.replace(_figure_slot(number), svg, 1)
     return html, problems
-
-
-def _merge_neighbour_spans(pre: Tag) -> None:
-    from bs4 import Tag
-
-    for span in pre.find_all("span"):
-        before = span.previous_sibling
-        if isinstance(before, Tag) and before.name == "span" and before.get("class") == span.get("class"):
-            before.extend(list(span.contents))
-            span.decompose()
 
 
 def _fold(soup, cell: Tag) -> Tag:
