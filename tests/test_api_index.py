@@ -35,6 +35,7 @@ class _Index(HTMLParser):
         self.entries: dict[str, list[str]] = {}
         self._current: str | None = None
         self._in_h3 = False
+        self._documentation: str | None = None  # the heading's own link
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -42,13 +43,16 @@ class _Index(HTMLParser):
             self._in_h3, self._current = True, ""
         elif tag == "h2":
             self._current = None
+        elif tag == "a" and self._in_h3 and "headerlink" not in (attributes.get("class") or ""):
+            self._documentation = attributes.get("href")
         elif tag == "a" and self._current and not self._in_h3 and "href" in attributes:
             self.entries[self._current].append(attributes["href"])
 
     def handle_endtag(self, tag):
         if tag == "h3":
             self._in_h3 = False
-            self.entries[self._current] = []
+            self.entries[self._current] = [self._documentation] if self._documentation else []
+            self._documentation = None
 
     def handle_data(self, data):
         if self._in_h3:

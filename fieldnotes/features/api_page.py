@@ -65,9 +65,9 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
     lines = [
         "# API index",
         "",
-        "Every torch name the examples on this site use, and, under each, the examples that use it",
-        "(the page, then the example's file name; a link opens the page at the example), with the name's",
-        "page in PyTorch's documentation. The list is read from the examples' code whenever the site is",
+        "Every torch name the examples on this site use, each a link to its page in PyTorch's",
+        "documentation, and, under each, the examples that use it (the page, then the example's file",
+        "name; a link opens the page at the example). The list is read from the examples' code whenever the site is",
         "built: names reached through an import of torch, and attributes such as `.retain_grad()` or",
         "`.is_leaf`, attributed to the one torch class that has them (`Tensor`, `nn.Module`, autograd's",
         "`Node`, a hook's `RemovableHandle`).",
@@ -80,8 +80,11 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
         lines += [f"## {_GROUP_TITLES[group]}", ""]
         for name in names:
             url = official_url(name, index.documented.get(name, False))
-            docs = f"[PyTorch documentation]({url})" if url else "no page of its own in PyTorch's documentation"
-            lines += [f"### `{name}`", "", f"{docs}. Used in:", ""]
+            # The heading links the documentation: a paragraph per entry for it made the page too heavy.
+            if url:
+                lines += [f"### [`{name}`]({url})", ""]
+            else:
+                lines += [f"### `{name}`", "", "No page of its own in PyTorch's documentation. Used in:", ""]
             by_page: dict[str, list[PageExample]] = {}
             for example in index.entries[name]:
                 by_page.setdefault(example.page, []).append(example)
