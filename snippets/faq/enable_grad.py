@@ -19,3 +19,8 @@ with torch.inference_mode():
         y = w * 2
         print(f"grad mode on: {torch.is_grad_enabled()}")
 print(f"under inference_mode: requires_grad={y.requires_grad}")
+# inference_mode(False), nested inside it, does
+with torch.inference_mode():
+    with torch.inference_mode(False):
+        z = w * 2
+print(f"under inference_mode(False): grad_fn={z.grad_fn.name()}")

@@ -19,3 +19,12 @@ w3 = (torch.randn(3) * 0.01).to(device).requires_grad_()
 for name, w in {"w1": w1, "w2": w2, "w3": w3}.items():
     (w ** 2).sum().backward()
     print(f"{name}: is_leaf={w.is_leaf}, grad={w.grad}")
+
+# a module's parameters: move the whole model (its parameters stay
+# leaves), and scale them in place without recording
+model = torch.nn.Linear(3, 1).to(torch.float64)
+with torch.no_grad():
+    model.weight.mul_(0.01)
+model(torch.ones(3, dtype=torch.float64)).sum().backward()
+print(f"model.weight: is_leaf={model.weight.is_leaf}, "
+      f"grad is None: {model.weight.grad is None}")

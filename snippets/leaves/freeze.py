@@ -18,3 +18,11 @@ for name, p in model.named_parameters():
 groups = optimizer.param_groups
 n = sum(p.numel() for g in groups for p in g["params"])
 print("optimizer updates", n, "numbers")
+
+# frozen after a backward pass, a parameter keeps its old .grad,
+# and an optimizer given it still steps it
+w = nn.Parameter(torch.ones(2))
+w.sum().backward()
+w.requires_grad_(False)
+torch.optim.SGD([w], lr=0.1).step()
+print("frozen with an old .grad, after step():", w.data)

@@ -20,19 +20,24 @@ PAGE = "faq/backward-options.md"
 
 def test_inputs_fills_the_listed_tensors_and_no_other():
     """Sentence: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
-    listed, and of no other tensor, leaves included.' Counter-cases: a `.grad` set before (added to), a
-    tensor beyond the listed one that called retain_grad() (not filled), a leaf not listed."""
-    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no other tensor")
+    listed, and of no leaf that is not listed; of the other tensors, only one that called `retain_grad()`
+    and lies between the loss and a listed tensor gets one too.' Counter-cases: a `.grad` set before
+    (added to), a retain_grad() tensor beyond the listed one (not filled) and one between the loss and a
+    listed tensor (filled: the sentence said "no other tensor" before), a leaf not listed."""
+    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not")
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = a * 2
     b.retain_grad()
     d = b * 3
+    e = d * 1
+    e.retain_grad()
     other = torch.tensor(5.0, requires_grad=True)
     w = torch.tensor(1.0, requires_grad=True)
     w.grad = torch.tensor(10.0)
-    (d.sum() * w * other).backward(inputs=[d, w])
+    (e.sum() * w * other).backward(inputs=[d, w])
     assert torch.equal(w.grad, torch.tensor(10.0 + 3 * 6 * 5))
     assert d.grad is not None
+    assert torch.equal(e.grad, torch.tensor([5.0, 5.0])), "the retain_grad() tensor between loss and d"
     assert b.grad is None and a.grad is None and other.grad is None
 
 
@@ -144,11 +149,16 @@ def _warnings_printed(code: str) -> int:
 
 
 def test_the_reference_cycle_warning_is_printed_once_per_process():
-    """Sentence: 'torch warns about it, once per process' (with Python's warnings set to "always").
-    Counter-cases: two calls in one process (one warning), a graph where no cycle can form (x * 3: the
-    gradient has no graph, torch warns all the same), autograd.grad (no warning), two processes."""
-    assert_on_page(PAGE, "torch warns about it, once per process")
+    """Sentences: 'torch warns about it at a `backward(create_graph=True)` whether or not the gradient it
+    stores has a graph (`(x * 3).backward(create_graph=True)` warns too), once per process unless
+    `torch.set_warn_always(True)` is set' (with Python's warnings set to "always"). Counter-cases: two
+    calls in one process (one warning), with set_warn_always (one per call), a graph where no cycle can
+    form (x * 3: the gradient has no graph, torch warns all the same), autograd.grad (no warning)."""
+    assert_on_page(PAGE, "whether or not the gradient\nit stores has a graph")
+    assert_on_page(PAGE, "once per process unless\n`torch.set_warn_always(True)` is set")
     x = "x = torch.tensor(3.0, requires_grad=True)\n"
     assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1
+    always = "torch.set_warn_always(True)\n"
+    assert _warnings_printed(always + x + "x.grad = None\n(x**3).backward(create_graph=True)\n" * 2) == 2
     assert _warnings_printed(x + "(x * 3).backward(create_graph=True)\n") == 1
     assert _warnings_printed(x + "torch.autograd.grad(x**3, x, create_graph=True)\n") == 0

@@ -101,3 +101,21 @@ def test_autograd_grad_and_a_second_differentiation_give_the_same_message():
     assert raises(lambda: torch.autograd.grad(torch.tensor(1.0), x)) == f"element 0 {MESSAGE}"
     (g,) = torch.autograd.grad(x**3, x)
     assert raises(lambda: torch.autograd.grad(g, x)) == f"element 0 {MESSAGE}"
+
+
+def test_a_detached_leaf_cuts_off_only_what_is_computed_from_it_alone():
+    """Sentences: 'Each cause below makes a leaf that does not require grad somewhere between the
+    parameters and the loss, so nothing computed only from it is recorded' and '`detach()` on the
+    output, or on every path between the parameters and the loss'. Before: 'nothing after it is
+    recorded' and 'on anything between', which a detached branch beside a kept one breaks: the loss is
+    recorded and the weight gets a gradient. Counter-case: the detached leaf times a tensor that
+    requires grad (recorded)."""
+    assert_on_page(PAGE, "so nothing computed only from it is recorded")
+    assert_on_page(PAGE, "or on every path between the parameters and the loss")
+    model, x = _model_and_data()
+    h = model(x)
+    (h.detach() + h).pow(2).mean().backward()
+    assert model.weight.grad is not None
+    w = torch.ones(1, requires_grad=True)
+    assert (h.detach() * w).grad_fn is not None
+    assert (h.detach() * 2).grad_fn is None

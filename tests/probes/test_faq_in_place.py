@@ -13,19 +13,40 @@ from tests.probes._sentence import assert_on_page, raises
 PAGE = "faq/in-place.md"
 
 
-@pytest.mark.parametrize("split", ["unbind", "split", "chunk"])
+@pytest.mark.parametrize("split", ["unbind", "split", "split_with_sizes", "chunk"])
 def test_views_from_a_function_returning_several_are_refused_at_once(split):
-    """Sentence: 'a view returned by a function that returns several, such as `unbind()`, `split()` or
-    `chunk()`' is refused at the in-place line. Counter-case for 'In-place operations on intermediates are allowed,
-    until the backward pass needs the value': the same write on a view from plain slicing is allowed."""
-    assert_on_page(PAGE, "a function that returns several, such as `unbind()`, `split()` or `chunk()`")
+    """Sentence: 'a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by
+    `tensor_split()`, whose views take the write)' is refused at the in-place line (the page said "a
+    function that returns several" before: tensor_split and hsplit return several and take it).
+    Counter-case for 'In-place operations on intermediates are allowed, until the backward pass needs the
+    value': the same write on a view from plain slicing is allowed."""
+    assert_on_page(PAGE, "a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by")
     a = torch.randn(2, 3, requires_grad=True)
-    first = getattr(a * 1, split)(1) if split != "unbind" else (a * 1).unbind()
+    views = {
+        "unbind": lambda t: t.unbind(),
+        "split": lambda t: t.split(1),
+        "split_with_sizes": lambda t: t.split_with_sizes([1, 1]),
+        "chunk": lambda t: t.chunk(2),
+    }
+    first = views[split](a * 1)
     assert "is a view and is being modified inplace" in raises(lambda: first[0].mul_(2))
     sliced = (a * 1)[0]
     sliced.mul_(2)
     sliced.sum().backward()
     assert a.grad is not None
+
+
+@pytest.mark.parametrize("split", ["tensor_split", "hsplit"])
+def test_views_from_tensor_split_take_the_write(split):
+    """Sentence: '(not by `tensor_split()`, whose views take the write)'. Counter-case: hsplit, which
+    returns several views too; the gradient through the written view is right."""
+    assert_on_page(PAGE, "(not by\n`tensor_split()`, whose views take the write)")
+    a = torch.ones(4, requires_grad=True)
+    x = a * 1
+    view = getattr(x, split)(2)[0]
+    view.mul_(2)
+    x.sum().backward()
+    assert torch.equal(a.grad, torch.tensor([2.0, 2.0, 1.0, 1.0]))
 
 
 def test_other_views_refused_at_the_in_place_line():
@@ -66,8 +87,8 @@ def test_which_assignments_get_which_wording(assignment, wording):
 
 def test_the_version_counter():
     """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
-    each in-place operation on it, or on a view of it, increments (a write through `.data` does not'.
-    Counter-cases: an in-place op under no_grad (counted too), a view's write (counted on the base)."""
+    each in-place operation on it, or on a view of it, increments (a write through `.data` does not ...;
+    nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an in-place op under no_grad (counted too), a view's write (counted on the base)."""
     assert_on_page(PAGE, "has a version counter that each in-place operation on it, or on a view of it, increments")
     t = torch.zeros(3)
     t.add_(1)
@@ -76,6 +97,8 @@ def test_the_version_counter():
     t[1:].zero_()
     assert t._version == 3
     t.data.add_(1)
+    assert t._version == 3
+    t.numpy()[:] = 7  # memory shared with NumPy: unseen too
     assert t._version == 3
     with torch.inference_mode():
         inference = torch.zeros(3)

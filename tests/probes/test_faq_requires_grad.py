@@ -135,3 +135,25 @@ def test_enable_grad_does_not_undo_inference_mode():
                 assert torch.is_grad_enabled()
                 y = w * 2
                 assert not y.requires_grad and y.grad_fn is None
+
+
+def test_inference_mode_false_nested_inside_undoes_it():
+    """Sentence: 'What undoes it is `torch.inference_mode(False)`, nested inside it around the code that
+    must record' (the page said such code "has to run outside it" before). Counter-cases: the decorator
+    form, and the recorded result backpropagating to a leaf."""
+    assert_on_page(PAGE, "What undoes it is `torch.inference_mode(False)`, nested inside it around the code")
+    w = torch.randn(3, requires_grad=True)
+
+    @torch.inference_mode(False)
+    def recorded(t):
+        return t * 2
+
+    with torch.inference_mode():
+        with torch.inference_mode(False):
+            block = w * 2
+        decorated = recorded(w)
+    for y in (block, decorated):
+        assert y.grad_fn is not None and y.grad_fn.name() == "MulBackward0"
+        w.grad = None
+        y.sum().backward()
+        assert torch.equal(w.grad, torch.full((3,), 2.0))

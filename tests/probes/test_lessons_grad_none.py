@@ -119,10 +119,11 @@ def test_the_extra_part_grows_with_the_batch_and_the_parameters_part_does_not():
 
 
 def test_backward_without_an_argument_needs_a_single_number():
-    """Sentence: '`backward()` with no argument differentiates a single number. On a tensor of several
-    numbers it needs to be told how much each one counts, with `gradient=`'. Counter-case: a tensor of
-    shape (1,) or (1, 1), one number that is not 0-dimensional (it works)."""
-    assert_on_page(PAGE, "`backward()` with no argument differentiates a single number")
+    """Sentence: '`backward()` with no argument differentiates a single real number. On a tensor of several
+    numbers it needs to be told how much each one counts, with `gradient=`'. Counter-cases: a tensor of
+    shape (1,) or (1, 1), one number that is not 0-dimensional (it works); a complex number (refused: the
+    sentence said "a single number" before)."""
+    assert_on_page(PAGE, "`backward()` with no argument differentiates a single real number")
     for shape in ((), (1,), (1, 1)):
         x = torch.ones(shape, requires_grad=True)
         (x * 2).backward()
@@ -130,6 +131,9 @@ def test_backward_without_an_argument_needs_a_single_number():
     y = torch.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         y.backward()
+    z = torch.tensor(1 + 1j, requires_grad=True)
+    with pytest.raises(RuntimeError, match="only for real scalar outputs"):
+        (z * z).backward()
 
 
 def test_backward_with_gradient_v_is_the_gradient_of_y_times_v_summed():

@@ -49,9 +49,11 @@ def test_no_grad_and_inference_mode_stop_recording_and_eval_does_not():
 
 def test_grad_fn_names_the_operation_that_last_produced_the_value():
     """Sentence: 'Each intermediate's `grad_fn` names the operation that last produced its value (after an
-    in-place change, that change)'. Before: '...the operation that made it', which an in-place change
-    breaks (REVIEW.md, 11). Counter-cases: `h.mul_(3)`, `h.add_(1)`."""
-    assert_on_page(PAGE, "names the operation that last produced its value (after an in-place change, that change)")
+    in-place operation on the tensor itself, that operation; one through a view of it leaves an internal
+    node instead)'. Before: '(after an in-place change, that change)', which a write through a view
+    breaks (CopySlices on the base; the view made before it gets AsStridedBackward0). Counter-cases:
+    `h.mul_(3)`, `h.add_(1)`, `h[0].mul_(2)`."""
+    assert_on_page(PAGE, "after an in-place\noperation on the tensor itself, that operation; one through a view of it")
     w = torch.ones(4, requires_grad=True)
     h = w * 2
     assert h.grad_fn.name() == "MulBackward0"
@@ -59,6 +61,10 @@ def test_grad_fn_names_the_operation_that_last_produced_the_value():
     assert h.grad_fn.name() == "AddBackward0"
     h.mul_(3)
     assert h.grad_fn.name() == "MulBackward0"
+    before = h[1:]
+    h[0].mul_(2)
+    assert h.grad_fn.name() == "torch::autograd::CopySlices"
+    assert before.grad_fn.name() == "AsStridedBackward0"
 
 
 def test_the_gradient_of_a_copied_weight_goes_to_the_leaf_before_the_copy():
@@ -106,6 +112,7 @@ def test_what_no_grad_makes():
     assert_on_page(
         PAGE, "A factory called there with `requires_grad=True`, and an `nn.Parameter` made there, still require grad"
     )
+    assert_on_page(PAGE, "a model that returns its input, or a view of it, as `nn.Identity` or `nn.Flatten` do")
     w = torch.ones(3, requires_grad=True)
     h = w * 2
     model = nn.Linear(3, 1)
@@ -120,6 +127,10 @@ def test_what_no_grad_makes():
     assert factory.requires_grad and parameter.requires_grad
     assert not recorded.is_leaf
     assert view.is_leaf and view.requires_grad and view.grad_fn is None
+    x = torch.ones(2, 3, requires_grad=True)
+    with torch.no_grad():
+        passed = [nn.Identity()(x), nn.Flatten()(x)]
+    assert all(t.requires_grad for t in passed), "returned as it came, or as a view"
 
 
 def test_inference_mode_outputs_are_inference_tensors():

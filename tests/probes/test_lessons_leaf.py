@@ -120,13 +120,14 @@ def test_a_weight_handed_back_by_an_everyday_operation_keeps_no_grad():
 
 def test_what_autograd_records_of_the_everyday_operations():
     """Sentence: 'With grad mode on (outside `torch.no_grad()`), autograd records `.to()` to another
-    floating-point dtype or another device, `.view()` to another shape and `* 0.01` on a tensor that
+    floating-point dtype or another device, `.view()` (to any shape, its own too) and `* 0.01` on a tensor that
     requires grad, and what they return is an intermediate'. Counter-cases: `.to(torch.int64)` and
     `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype, `torch.enable_grad()`
     inside `no_grad()` (grad mode on: recorded), `inference_mode()` (grad mode off: not recorded)."""
     assert_on_page(PAGE, "autograd records `.to()` to another floating-point dtype or another device")
     w = torch.randn(4, requires_grad=True)
-    for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w * 0.01, w.to(torch.complex64)):
+    assert_on_page(PAGE, "`.view()` (to any shape, its own too)")
+    for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w.view(4), w * 0.01, w.to(torch.complex64)):
         assert not t.is_leaf and t.grad_fn is not None
     for t in (w.to(torch.int64), w.view(torch.int32), w.to(torch.bool)):
         assert t.is_leaf and not t.requires_grad
@@ -245,15 +246,19 @@ def test_a_recorded_operation_gives_a_non_leaf_with_a_grad_fn():
 
 
 def test_an_everyday_operation_makes_a_weight_an_intermediate_on_the_home_page():
-    """Sentence (home): 'A weight scaled, or moved to another device, after it was created, while autograd
-    records, is an intermediate'. Before: 'A weight that you scaled or moved after creating it is such an
-    intermediate'. Counter-cases: scaled under `no_grad()`, moved to the device it is on (both leaves)."""
+    """Sentence (home): 'A weight tensor scaled, or copied to another device with `tensor.to()`, after it
+    was created, while autograd records, is an intermediate'. Before: 'A weight scaled, or moved to
+    another device, ...', which `model.to()` breaks (a module's parameters stay leaves). Counter-cases:
+    scaled under `no_grad()`, moved to the device it is on (both leaves), a module moved or cast."""
     assert_on_page(
         HOME,
-        "A weight scaled, or moved to another device, after it was created, while autograd records, is an intermediate",
+        "A weight tensor scaled, or copied to another device with `tensor.to()`, after it was created, while "
+        "autograd records, is an intermediate",
     )
     w = torch.ones(2, requires_grad=True)
     assert not (w * 0.5).is_leaf and not w.to("meta").is_leaf
     with torch.no_grad():
         assert (w * 0.5).is_leaf
     assert w.to("cpu").is_leaf
+    for moved in (nn.Linear(2, 2).to("meta"), nn.Linear(2, 2).to(torch.float64)):
+        assert moved.weight.is_leaf and moved.weight.grad_fn is None
