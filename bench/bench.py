@@ -64,24 +64,28 @@ RULES_TARGET = 5.0  # seconds it may add to a cold build
 # What the plain render keeps of mkdocs.yml's plugins: none of ours, nor markdown-exec or mkdocs-jupyter.
 PLAIN_PLUGINS = ("search",)
 PAGE_LIMIT = 100_000
+FAILURE_TAIL = 6000  # characters of a failed command's output shown: pytest's summary of failures
 
 
 def run(cmd: list[str], *, env: dict | None = None, cwd: Path = ROOT) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes, summed over the whole process tree) of one command."""
-    start = time.perf_counter()
-    proc = psutil.Popen(
-        cmd, cwd=cwd, env={**ENV, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    peak = 0
-    while proc.poll() is None:
-        try:
-            peak = max(peak, sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]))
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
-    elapsed = time.perf_counter() - start
-    if proc.returncode:
-        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read()}")
+    """Wall seconds and peak RSS (bytes, summed over the whole process tree) of one command. Its output
+    goes to a file, not a pipe (a pipe nobody reads while it runs stalls a chatty command), and a failure
+    shows its end: what pytest or MkDocs said went wrong."""
+    with tempfile.TemporaryFile() as output:
+        start = time.perf_counter()
+        proc = psutil.Popen(cmd, cwd=cwd, env={**ENV, **(env or {})}, stdout=output, stderr=subprocess.STDOUT)
+        peak = 0
+        while proc.poll() is None:
+            try:
+                peak = max(peak, sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]))
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+        elapsed = time.perf_counter() - start
+        if proc.returncode:
+            output.seek(0)
+            said = output.read().decode(errors="replace")[-FAILURE_TAIL:]
+            sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{said}")
     return elapsed, peak
 
 

@@ -165,3 +165,14 @@ def test_the_report_is_written_with_the_commit_it_measured(tmp_path):
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     assert f"Measured at commit {head.stdout.strip()}" in text
     assert "warm build 1.05 s\ncold build 12.5 s\n" in text
+
+
+def test_a_failing_command_shows_the_end_of_what_it_printed():
+    """Catches the bench hiding why a step failed (its `make test` went to /dev/null: "failed (2)" and
+    nothing else), and a pipe that a long, chatty command fills while nobody reads it."""
+    code = "import sys\nfor i in range(20000): print('line', i)\nprint('the reason', file=sys.stderr)\nsys.exit(3)"
+    with pytest.raises(SystemExit) as stopped:
+        bench.run([sys.executable, "-c", code])
+    message = str(stopped.value.code)
+    assert message.startswith("failed (3)") and message.rstrip().endswith("the reason")
+    assert "line 19999" in message
