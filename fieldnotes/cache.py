@@ -188,4 +188,3 @@ def load(example: Example, kind: str = "build") -> Run | None:
 
 def store(example: Example, run: Run, kind: str = "build") -> None:
     Store(example.root, prefix="").save_run(example, run, kind)
-

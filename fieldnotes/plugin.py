@@ -53,10 +53,10 @@ from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.features.versions_page import VersionsPage
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
-from fieldnotes.render.page_notebook import Diagrams
 from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
+from fieldnotes.render.page_notebook import Diagrams
 from fieldnotes.torch_pin import require_pinned_torch
 
 log = get_plugin_logger("fieldnotes")

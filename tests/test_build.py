@@ -105,8 +105,8 @@ def test_code_loses_only_the_spans_that_show_no_colour_of_their_own_and_keeps_it
 def test_neighbouring_spans_of_one_token_kind_become_one():
     """Catches two neighbouring tokens of one kind (two runs of one string) each keeping a span of its
     own, and joining tokens of different kinds."""
-    page = '<pre><code><span class="s2">&quot;a</span><span class="s2">b&quot;</span><span class="mi">1</span></code></pre>'
-    slimmed = '<pre><code><span class="s2">&quot;ab&quot;</span><span class="mi">1</span></code></pre>'
+    page = '<pre><code><span class="s2">"a</span><span class="s2">b"</span><span class="mi">1</span></code></pre>'
+    slimmed = '<pre><code><span class="s2">"ab"</span><span class="mi">1</span></code></pre>'
     assert slim_code_spans(page) == slimmed
 
 
@@ -131,8 +131,5 @@ def test_no_page_keeps_a_span_that_shows_no_colour_of_its_own_in_its_code(built_
     """Catches the build no longer dropping them (the pages' weight and element count, bench/bench.py), on
     any page: the notebook page's code cells, slimmed by the same code, too."""
     plain = re.compile(r'<span class="(?:n|o|p|w|si)">')
-    kept = {
-        p.relative_to(built_site).as_posix(): len(plain.findall(p.read_text()))
-        for p in built_site.rglob("*.html")
-    }
+    kept = {p.relative_to(built_site).as_posix(): len(plain.findall(p.read_text())) for p in built_site.rglob("*.html")}
     assert not {page: count for page, count in kept.items() if count}

@@ -205,5 +205,6 @@ def test_a_build_without_cache_leaves_nothing_switched_for_the_next(tmp_path):
     assert not off.store.reuse and on.store.reuse
     calls = []
     compute = lambda: calls.append(1) or {"value": len(calls)}  # noqa: E731
-    assert cache.Store(tmp_path).memo("kind", b"content", compute) == cache.Store(tmp_path).memo("kind", b"content", compute)
+    store = cache.Store(tmp_path)
+    assert store.memo("kind", b"content", compute) == store.memo("kind", b"content", compute)
     assert calls == [1]

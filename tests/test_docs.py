@@ -11,8 +11,7 @@ import pytest
 from pytest_examples import CodeExample, EvalExample, find_examples
 
 from fieldnotes.config import project_config
-from fieldnotes.examples import SNIPPETS_DIR, Example, drift
-from fieldnotes.examples import project_examples
+from fieldnotes.examples import SNIPPETS_DIR, Example, drift, project_examples
 from fieldnotes.runner import run_snippet
 from tests.conftest import ROOT
 

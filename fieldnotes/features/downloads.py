@@ -4,8 +4,8 @@ and each page's examples as one notebook (`fieldnotes.render.page_notebook`), li
 from __future__ import annotations
 
 import posixpath
-from pathlib import Path
 import re
+from pathlib import Path
 
 from mkdocs.structure.files import File
 

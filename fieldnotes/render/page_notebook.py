@@ -91,7 +91,12 @@ class Diagrams:
 
 
 def page_notebook_json(
-    store: Store, markdown: str, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None,
+    store: Store,
+    markdown: str,
+    page_url: str,
+    *,
+    site_url: str = "",
+    diagrams: Diagrams | None = None,
     docs_dir: Path | None = None,
 ) -> str:
     """page_notebook() as .ipynb JSON. Reused while the page, its snippets, their recorded outputs, the
@@ -117,7 +122,12 @@ def page_notebook_json(
 
 
 def page_notebook(
-    markdown: str, root: Path, page_url: str, *, site_url: str = "", diagrams: Diagrams | None = None,
+    markdown: str,
+    root: Path,
+    page_url: str,
+    *,
+    site_url: str = "",
+    diagrams: Diagrams | None = None,
     docs_dir: Path | None = None,
 ) -> nbformat.NotebookNode:
     """The notebook. Links to other pages go to `site_url`'s pages, or to their file names without one;

@@ -88,7 +88,8 @@ def test_which_assignments_get_which_wording(assignment, wording):
 def test_the_version_counter():
     """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
     each in-place operation on it, or on a view of it, increments (a write through `.data` does not ...;
-    nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an in-place op under no_grad (counted too), a view's write (counted on the base)."""
+    nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an
+    in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write."""
     assert_on_page(PAGE, "has a version counter that each in-place operation on it, or on a view of it, increments")
     t = torch.zeros(3)
     t.add_(1)
