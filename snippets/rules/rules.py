@@ -335,12 +335,15 @@ def hooks_run_once_and_pass_on_returns(run: Run):
     **When a tensor hook runs, what it gets, what its return value
     does.** A tensor's hooks run once in each backward pass that runs
     the tensor's node (its `grad_fn`, or a leaf's `AccumulateGrad`,
-    which the graph keeps even after `requires_grad_(False)`), and not
-    at all in a pass that does not. Each gets the gradient (a tensor
-    of the tensor's shape, or None when the pass computes none for it,
-    as for the output of `chunk()` the loss does not use), or what the
-    hook before it returned, if that hook returned a tensor. The value
-    the last hook passes on is what the tensor's `.grad` receives.
+    which the graph keeps even after `requires_grad_(False)`) or stops
+    at the tensor as one of its `inputs` (`torch.autograd.grad`,
+    `backward(inputs=...)`), and not at all in a pass that does
+    neither. Each gets the gradient (a tensor of the tensor's shape, or
+    None when the pass computes none for it, as for the output of
+    `chunk()` the loss does not use), or what the hook before it
+    returned, if that hook returned a tensor. When the pass fills the
+    tensor's `.grad` (rule 4), what `.grad` receives is the value the
+    last hook passes on.
     Hooks registered before an in-place operation on the tensor belong
     to its old value: they get that value's gradient, and what they
     return goes on to the old value's node, not to `.grad`. See [A
@@ -410,7 +413,8 @@ def a_second_backward_adds(run: Run):
     **A second `backward()` adds into `.grad`.** The same backward
     pass (without `inputs=`) run twice, the first with
     `retain_graph=True` or `create_graph=True`, adds the same gradient
-    into every `.grad` again (unless a hook of yours changes `.grad`):
+    into every `.grad` again (unless a hook of yours changes `.grad`,
+    or returns another gradient the second time):
     a `.grad` that was None ends at twice what one pass gave, one that
     held a value gains twice what one pass added. No other tensor gets
     one. See [Gradients
@@ -459,7 +463,8 @@ def what_retain_grad_does(run: Run):
     --8<-- [start:rule-10]
     **What `retain_grad()` does.** On a non-leaf that requires grad it
     sets `retains_grad` to True, so that `backward()` keeps the
-    tensor's gradient in its `.grad`. On a leaf it does nothing:
+    tensor's gradient in its `.grad`. On a leaf that requires grad it
+    does nothing:
     `retains_grad` stays False, and a leaf that requires grad gets its
     `.grad` anyway. On a tensor that does not require grad it raises
     (rule 9). [Rule 10, checked](/rules.md#rule-10).
@@ -601,8 +606,8 @@ def what_raises(run: Run):
     with grad mode off. A second backward pass through a graph that a
     pass without `retain_graph=True` (or `create_graph=True`) has
     freed raises only if an operation on its path saved a tensor for
-    backward: `exp`, `sin`, `relu`, multiplication, a module's call
-    and an in-place operation on a view do; addition, views, `clone()`
+    backward: `exp`, `sin`, `relu`, multiplication, a call of
+    `nn.Linear` and an in-place operation on a view do; addition, views, `clone()`
     and dtype conversions do not. A backward pass raises "modified by
     an inplace operation" when a tensor that an operation on its path
     saved for a gradient it computes has been modified in place since,

@@ -67,3 +67,39 @@ def test_the_sum_and_two_passes_agree_up_to_rounding():
     second.backward()
     for s, t in zip(summed, (p.grad for p in net.parameters()), strict=True):
         assert torch.allclose(s, t, rtol=1e-4, atol=1e-5)
+
+
+def _saved_weights(h: torch.Tensor, weights) -> set[int]:
+    """Which of `weights` (by id) the graph behind h saved for backward."""
+    saved, seen, todo = set(), set(), [h.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for attribute in dir(node):
+            if attribute.startswith("_saved_"):
+                value = getattr(node, attribute)
+                for w in weights:  # Linear-like layers save the weight transposed
+                    if isinstance(value, torch.Tensor) and any(
+                        value.shape == v.shape and torch.equal(value, v) for v in (w, w.t())
+                    ):
+                        saved.add(id(w))
+        todo += [n for n, _ in node.next_functions]
+    return saved
+
+
+def test_step_0_saves_no_weight_and_step_1_saves_weight_hh():
+    """Sentences: 'step 0's graph saved no weight, since its starting state needed no gradient. Step 1's
+    graph saved the hidden-to-hidden weight (`cell.weight_hh`, ...)'. Before: 'those earlier graphs saved
+    the weights as they were when they ran', which step 0 breaks (it saved only its inputs). Counter-case:
+    the input-to-hidden weight, which step 1 does not save either (its input needs no gradient)."""
+    assert_on_page(PAGE, "step 0's graph saved no weight, since its starting state needed no gradient")
+    torch.manual_seed(0)
+    cell = nn.RNNCell(2, 3)
+    weights = [cell.weight_ih, cell.weight_hh]
+    h0 = cell(torch.randn(1, 2), torch.zeros(1, 3))
+    assert _saved_weights(h0, weights) == set()
+    h1 = cell(torch.randn(1, 2), h0)
+    assert _saved_weights(h1, weights) == {id(cell.weight_hh)}
+    assert cell.weight_hh.shape == (3, 3)

@@ -23,10 +23,14 @@ def _warns(module, x) -> bool:
 
 
 def test_when_the_non_full_hook_warning_appears():
-    """Sentence: 'It appears whenever the inputs of the module's last autograd operation are not exactly the
-    module's inputs: with a forward of several operations, ..., but also with a single `nn.Linear` ... or
-    a single `nn.Tanh` applied to a leaf.' Counter-case: nn.Tanh on a non-leaf (no warning)."""
-    assert_on_page(PAGE, "or a single `nn.Tanh` applied to a leaf")
+    """Sentence: 'It appears whenever the nodes the output's `grad_fn` links to (its `next_functions`) are not
+    exactly the `grad_fn`s of the module's inputs: with a forward of several operations, ..., but also with
+    a single `nn.Linear` ... or a single `nn.Tanh` applied to a leaf ...; a single `nn.Tanh` applied to an
+    intermediate does not warn.' Before: 'whenever the inputs of the module's last autograd operation are
+    not exactly the module's inputs', which Tanh on a leaf breaks (they are, and it warns). Counter-case:
+    nn.Tanh on a non-leaf (no warning)."""
+    assert_on_page(PAGE, "are not exactly the `grad_fn`s of the module's inputs")
+    assert_on_page(PAGE, "a single `nn.Tanh` applied to an intermediate does not warn")
     leaf = torch.randn(3, 4, requires_grad=True)
     assert _warns(nn.Sequential(nn.Linear(4, 4), nn.ReLU()), leaf)
     assert _warns(nn.Linear(4, 2), leaf * 1)

@@ -13,10 +13,12 @@ PAGE = "faq/not-a-leaf.md"
 
 
 def test_an_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient():
-    """Sentence: 'an optimizer refuses a tensor that is not a leaf, unless it retains its gradient'.
-    Counter-cases: retain_grad() on the non-leaf (accepted: the old sentence said refused), a non-leaf
-    listed in backward(inputs=...) (retains, so accepted), a leaf that does not require grad (accepted)."""
-    assert_on_page(PAGE, "an optimizer refuses a tensor that is not a leaf, unless it retains its gradient")
+    """Sentence: 'a torch optimizer (unless made with `differentiable=True`) refuses a tensor that is not a
+    leaf, unless it retains its gradient'. Counter-cases: retain_grad() on the non-leaf (accepted: the old
+    sentence said refused), a non-leaf listed in backward(inputs=...) (retains, so accepted), a leaf that
+    does not require grad (accepted), `differentiable=True` (accepted: the sentence did not say so)."""
+    assert_on_page(PAGE, "a torch optimizer (unless made with `differentiable=True`) refuses")
+    assert_on_page(PAGE, "a tensor that is not a leaf, unless it retains its gradient")
     w = torch.randn(3, requires_grad=True)
     assert raises(lambda: torch.optim.SGD([w * 0.01], lr=0.1), ValueError) == "can't optimize a non-leaf Tensor"
     kept = w * 0.01
@@ -26,6 +28,7 @@ def test_an_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient():
     listed.sum().backward(inputs=[listed])
     torch.optim.SGD([listed], lr=0.1)
     torch.optim.SGD([torch.randn(3)], lr=0.1)
+    torch.optim.SGD([w * 0.01], lr=0.1, differentiable=True)
 
 
 @pytest.mark.parametrize(
