@@ -9,7 +9,7 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
 - the API index page (`api_index`, `fieldnotes.features.api_page`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
-  in the background (`fieldnotes.integrations.notebook_prefetch`);
+  through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
 - the link check of the written site (`links`, `fieldnotes.checks.links`).
 
 Its events, in the order MkDocs calls them (priority 0 unless given):
@@ -69,7 +69,7 @@ JUPYTER_PLUGIN = "mkdocs-jupyter"
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     dirty = False
     scheduler: Scheduler | None = None  # none before on_config has made the build's
-    prefetch = None
+    notebook_runs = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.dirty = dirty
@@ -87,10 +87,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.downloads = Downloads(
             build, Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute)
         )
-        self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
+        self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
-        self.notebooks = self.prefetch = None
+        self.notebooks = self.notebook_runs = None
         if jupyter is not None and self.config.notebook_pages.enabled:
             from fieldnotes.features.notebook_pages import NotebookPages  # jupytext: only where there are notebooks
 
@@ -125,10 +125,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         if jupyter is not None and integrations.tested("mkdocs-jupyter"):
             # Imported only here: mkdocs-jupyter is slow to import, and a build without a notebook needs none of it.
-            from fieldnotes.integrations.notebook_prefetch import Prefetch
+            from fieldnotes.integrations.notebook_runs import NotebookRuns
 
-            self.prefetch = Prefetch()
-            self.prefetch.start(jupyter, files)
+            self.notebook_runs = NotebookRuns(self.scheduler)
+            self.notebook_runs.start(jupyter, files)
         examples = find_examples(self.build.root)
         self.downloads.on_files(files, config, examples)
         if self.config.execute:
@@ -180,8 +180,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _stop(self) -> None:
         if self.scheduler is not None:
             self.scheduler.close()
-        if self.prefetch is not None:
-            self.prefetch.close()
+        if self.notebook_runs is not None:
+            self.notebook_runs.close()
 
     def on_serve(self, server, *, config, builder):
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.
