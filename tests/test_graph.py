@@ -596,3 +596,49 @@ def test_wide_graphs_are_folded_into_narrow_rows():
     for row in rows.values():
         assert len(row) == 1 or sum(b.w for b in row) + graph.GAP_X * (len(row) - 1) <= graph.MAX_ROW
     assert lay.width < 1.5 * graph.MAX_ROW
+
+
+# --------------------------------------------------------------------------------------------------
+# Diagrams run beside the examples
+
+
+class _Recording(Scheduler):
+    """A scheduler that records what is submitted, and runs nothing."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, preload=())
+        self.submitted: list[tuple[str, float, str | None]] = []
+
+    def submit(self, snippet, timeout, then=None, done=None, priority=None):
+        self.submitted.append((snippet, timeout, then, priority))
+
+
+def test_every_diagram_of_the_pages_is_submitted_when_the_files_are_known(copy):
+    """Catches a diagram's run asked for only when its page renders (the build waits for it there, one
+    diagram at a time, beside idle cores), or a fence that does not parse submitted at all."""
+    page = (
+        "# A page\n\n```autograd-graph\nsnippet: grad_none/seed.py\ntensors: a b c\n```\n\n"
+        "- item\n\n    ```autograd-graph\n    snippet: hooks/seed.py\n    tensors: x\n    ```\n\n"
+        "```autograd-graph\nsnippet: grad_none/seed.py\nnot a key\n```\n"
+    )
+    scheduler = _Recording(copy)
+    graph_fence.start(Store(copy, reuse=False), scheduler, 20, [page, "# No diagram\n"])
+    assert [(snippet, timeout, priority) for snippet, timeout, _, priority in scheduler.submitted] == [
+        ("snippets/grad_none/seed.py", 20, float("inf")),  # before the examples: the pages' notebooks wait
+        ("snippets/hooks/seed.py", 20, float("inf")),
+    ]
+    assert "'tensors': ['a', 'b', 'c']" in scheduler.submitted[0][2]
+
+
+def test_a_run_asked_again_is_the_run_asked_first(tmp_path):
+    """Catches a diagram run twice in a build (submitted at on_files, asked again by its page and by its
+    page's notebook): the second ask must get the first run, not start another."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "count.py").write_text("with open('runs', 'a') as f:\n    f.write('run\\n')\n")
+    scheduler = Scheduler(tmp_path, preload=())
+    first = scheduler.submit("snippets/count.py", 60, then="x = 1")
+    again = scheduler.submit("snippets/count.py", 60, then="x = 1")
+    assert again is first and first.result().exit_code == 0
+    assert scheduler.run("snippets/count.py", 60, then="x = 1") is first.result()
+    assert (tmp_path / "runs").read_text() == "run\n"
+    scheduler.close()

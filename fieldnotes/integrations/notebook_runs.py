@@ -24,7 +24,7 @@ from concurrent.futures import Future
 
 from mkdocs_jupyter import plugin as jupyter
 
-from fieldnotes import integrations
+from fieldnotes import integrations, jobs
 from fieldnotes.jobs import Scheduler
 
 # The arguments mkdocs-jupyter 0.26.3 passes to nb2html in on_pre_page (besides the path): any
@@ -79,7 +79,7 @@ class NotebookRuns:
                 jupyter.convert.nb2html = self._nb2html
                 nbconvert2.get_nbconvert_app = self._get_nbconvert_app
             convert = functools.partial(self._convert, file.abs_src_path, **arguments)
-            converted = self.scheduler.submit_call(convert)
+            converted = self.scheduler.submit_call(convert, priority=jobs.FIRST)  # its cells have no time limit
             self._pending[file.abs_src_path] = (arguments, converted)
 
     def close(self) -> None:

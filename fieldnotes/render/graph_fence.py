@@ -36,7 +36,7 @@ from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
-from fieldnotes import cache, graph, runner
+from fieldnotes import cache, graph, jobs, runner
 from fieldnotes.cache import Store
 from fieldnotes.examples import SNIPPETS_DIR
 from fieldnotes.jobs import Scheduler
@@ -157,6 +157,25 @@ def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) 
     svg = draw(scheduler, spec, timeout)
     store.save(key, {"snippet": spec.snippet, "svg": svg})
     return svg
+
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)```autograd-graph[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL)
+
+
+def start(store: Store, scheduler: Scheduler, timeout: float, pages: list[str]) -> None:
+    """Submit the run of every diagram of `pages` (their Markdown) not in the store yet, so that it
+    runs beside the examples; drawing it (`cached_draw`, where the page or its notebook shows it) then
+    waits for the very same run (`Scheduler.submit` gives it again). A fence that cannot be parsed is
+    left to its page, which reports it."""
+    for markdown in pages:
+        for fence in _FENCE.finditer(markdown):
+            body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
+            try:
+                spec = parse(body, store.root)
+            except FenceError:
+                continue
+            if store.load(cache_key(store, spec)) is None:
+                scheduler.submit(spec.snippet, timeout, then=then_code(spec), priority=jobs.FIRST)
 
 
 def render(spec: Spec, svg: str) -> str:
