@@ -38,9 +38,9 @@ class Scheduler:
         self._lock = threading.Lock()
         self._workers = 0
         self._closed = False
-        self._runs: dict[tuple[str, float, str | None], Future] = {}
-        """The runs asked for without `done`: asked again (a diagram, by its page and by its page's
-        notebook), each is the same run."""
+        self._runs: dict[object, Future] = {}
+        """The runs asked for with a `same` key: asked again with it (a diagram, by its page and by its
+        page's notebook), each is the first run."""
 
     def submit(
         self,
@@ -49,12 +49,14 @@ class Scheduler:
         then: str | None = None,
         done: Callable[[runner.Run], None] | None = None,
         priority: float | None = None,
+        same: object = None,
     ) -> Future:
         """A future of the run (`runner.Run`; or it raises `runner.SnippetTimeout`). `done(run)`, if given,
-        is called with the run in the worker, before the future resolves. The same run asked again without
-        `done` is the one asked first."""
-        if done is None and (snippet, timeout, then) in self._runs:
-            return self._runs[snippet, timeout, then]
+        is called with the run in the worker, before the future resolves. `same`, if given, names what the
+        run depends on (the store's key of the snippet and its helpers, `then`): a run asked again with
+        it is the one asked first."""
+        if same is not None and same in self._runs:
+            return self._runs[same]
 
         def run() -> runner.Run:
             result = runner.run_snippet(self.root, snippet, timeout, then=then)
@@ -63,8 +65,8 @@ class Scheduler:
             return result
 
         future = self.submit_call(run, timeout if priority is None else priority)
-        if done is None:
-            self._runs[snippet, timeout, then] = future
+        if same is not None:
+            self._runs[same] = future
         return future
 
     def submit_call(self, work: Callable[[], T], priority: float = 0.0) -> Future[T]:
@@ -95,8 +97,8 @@ class Scheduler:
             except BaseException as error:  # noqa: BLE001 - the future's owner sees it
                 future.set_exception(error)
 
-    def run(self, snippet: str, timeout: float, then: str | None = None) -> runner.Run:
-        return self.submit(snippet, timeout, then).result()
+    def run(self, snippet: str, timeout: float, then: str | None = None, same: object = None) -> runner.Run:
+        return self.submit(snippet, timeout, then, same=same).result()
 
     def close(self) -> None:
         """No new runs; those asked for finish in their threads."""

@@ -520,19 +520,20 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     source = "snippet: grad_none/seed.py\ntensors: a b c"
     first = entry["format"](source, "autograd-graph", "", {}, None)
     assert entry["format"](source, "autograd-graph", "", {}, None) == first and len(runs) == 1
-    assert entry["format"](source + "\ncaption: new", "autograd-graph", "", {}, None) != first and len(runs) == 2
+    # Drawn again, from the same run: the build's scheduler runs a diagram's snippet once.
+    assert entry["format"](source + "\ncaption: new", "autograd-graph", "", {}, None) != first and len(runs) == 1
 
     seed = copy / "snippets" / "grad_none" / "seed.py"
     seed.write_text(seed.read_text().replace("b = a * 3", "b = a.exp()"))
-    assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 3
+    assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 2
     (copy / "snippets" / "grad_none" / "_helper.py").write_text("X = 1\n")  # helpers are in the key too
     entry["format"](source, "autograd-graph", "", {}, None)
-    assert len(runs) == 4
+    assert len(runs) == 3
 
     broken = "snippet: grad_none/seed.py\ntensors: nope"
-    for _ in range(2):  # a failure is not stored: it fails, and warns, every build
-        assert "could not be drawn" in entry["format"](broken, "autograd-graph", "", {}, None)
-    assert len(runs) == 6
+    for _ in range(2):  # a failure is not stored: it fails, and warns, every build (each its own fence)
+        assert "could not be drawn" in make_fence(copy, reuse=True)["format"](broken, "autograd-graph", "", {}, None)
+    assert len(runs) == 5
 
 
 def test_graph_crosses_processes_as_data_unchanged(example):
@@ -609,7 +610,7 @@ class _Recording(Scheduler):
         super().__init__(root, preload=())
         self.submitted: list[tuple[str, float, str | None]] = []
 
-    def submit(self, snippet, timeout, then=None, done=None, priority=None):
+    def submit(self, snippet, timeout, then=None, done=None, priority=None, same=None):
         self.submitted.append((snippet, timeout, then, priority))
 
 
@@ -635,10 +636,14 @@ def test_a_run_asked_again_is_the_run_asked_first(tmp_path):
     page's notebook): the second ask must get the first run, not start another."""
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "count.py").write_text("with open('runs', 'a') as f:\n    f.write('run\\n')\n")
-    scheduler = Scheduler(tmp_path, preload=())
-    first = scheduler.submit("snippets/count.py", 60, then="x = 1")
-    again = scheduler.submit("snippets/count.py", 60, then="x = 1")
-    assert again is first and first.result().exit_code == 0
-    assert scheduler.run("snippets/count.py", 60, then="x = 1") is first.result()
+    store, scheduler = Store(tmp_path, reuse=False), Scheduler(tmp_path, preload=())
+    (tmp_path / "snippets" / "seed.py").write_text("import torch\na = torch.ones(2, requires_grad=True)\nb = a * 2\n")
+    spec = graph_fence.parse("snippet: seed.py\ntensors: a b", tmp_path)
+    first = graph_fence.submit(store, scheduler, spec, 60)
+    assert graph_fence.submit(store, scheduler, spec, 60) is first
+    assert graph_fence.submit(store, scheduler, graph_fence.parse("snippet: seed.py\ntensors: a", tmp_path), 60) is not first
+    once = scheduler.submit("snippets/count.py", 60, same="count")
+    assert scheduler.submit("snippets/count.py", 60, same="count") is once and once.result().exit_code == 0
+    assert scheduler.run("snippets/count.py", 60, same="count") is once.result()
     assert (tmp_path / "runs").read_text() == "run\n"
     scheduler.close()

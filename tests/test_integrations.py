@@ -169,8 +169,9 @@ def test_the_notebook_runs_in_a_slot_of_the_scheduler(monkeypatch, tmp_path):
     monkeypatch.setattr(jupyter.convert, "nb2html", lambda path, **arguments: started.set() or "html")
     (tmp_path / "page.py").write_text("# %%\nprint(1)\n")
     scheduler = Scheduler(tmp_path, jobs=1, preload=())
-    release = threading.Event()
-    holding = scheduler.submit_call(release.wait)
+    holding_started, release = threading.Event(), threading.Event()
+    holding = scheduler.submit_call(lambda: holding_started.set() or release.wait(60))
+    assert holding_started.wait(60)
     runs = NotebookRuns(scheduler)
     runs.start(_Plugin(), [_File(str(tmp_path / "page.py"))])
     try:

@@ -11,8 +11,9 @@ from tests.conftest import ROOT
 
 def _held(scheduler: Scheduler) -> threading.Event:
     """Take the scheduler's only worker until the event is set."""
-    release = threading.Event()
-    scheduler.submit_call(release.wait, priority=FIRST)
+    started, release = threading.Event(), threading.Event()
+    scheduler.submit_call(lambda: started.set() or release.wait(60))
+    assert started.wait(60)
     return release
 
 
