@@ -182,8 +182,9 @@ def test_torch_is_asked_in_a_run_of_the_scheduler(tmp_path):
         "    assert 'torch' not in sys.modules, 'the build process imported torch'\n"
     )
     (tmp_path / "ask.py").write_text(code)
-    done = subprocess.run([sys.executable, str(tmp_path / "ask.py"), str(tmp_path)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "ask.py"), str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     if done.returncode != 0:
         pytest.fail(done.stderr[-3000:], pytrace=False)
 

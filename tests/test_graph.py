@@ -641,7 +641,10 @@ def test_a_run_asked_again_is_the_run_asked_first(tmp_path):
     spec = graph_fence.parse("snippet: seed.py\ntensors: a b", tmp_path)
     first = graph_fence.submit(store, scheduler, spec, 60)
     assert graph_fence.submit(store, scheduler, spec, 60) is first
-    assert graph_fence.submit(store, scheduler, graph_fence.parse("snippet: seed.py\ntensors: a", tmp_path), 60) is not first
+    assert (
+        graph_fence.submit(store, scheduler, graph_fence.parse("snippet: seed.py\ntensors: a", tmp_path), 60)
+        is not first
+    )
     once = scheduler.submit("snippets/count.py", 60, same="count")
     assert scheduler.submit("snippets/count.py", 60, same="count") is once and once.result().exit_code == 0
     assert scheduler.run("snippets/count.py", 60, same="count") is once.result()

@@ -15,7 +15,6 @@ import threading
 
 import nbformat
 import pytest
-
 from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from mkdocs_jupyter import nbconvert2

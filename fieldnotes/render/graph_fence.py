@@ -166,7 +166,9 @@ def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) 
     return svg
 
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)```autograd-graph[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```autograd-graph[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL
+)
 
 
 def start(store: Store, scheduler: Scheduler, timeout: float, pages: list[str]) -> None:
