@@ -1,14 +1,30 @@
-"""The one scheduler of snippet runs: a build's page blocks and diagrams go through it, at most
-`runner.JOBS` at a time. Each run's time limit counts from the start of its own process's run of the
-snippet (`runner.run_snippet`), never the time it waited here for a worker or for the fork server."""
+"""The one scheduler of snippet runs: a build's page blocks, diagrams, the notebook's execution and the
+API index's questions to torch go through it, at most `runner.JOBS` at a time, each in a process forked
+from the fork server. Each run's time limit counts from the start of its own process's run of the
+snippet (`runner.run_snippet`), never the time it waited here for a worker or for the fork server.
+
+A free worker takes the waiting run of the highest `priority`, and among equal priorities the one asked
+first. A snippet's priority is its time limit unless given: a page gives a longer one (`timeout="180"`)
+to an example it knows is slow, so the slowest start first instead of last, and with nothing known
+runs start in the order they were asked for. `FIRST` is for a run the build waits for before it can
+go on, or one with no time limit (the notebook's)."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
+from typing import TypeVar
 
 from fieldnotes import runner
+
+T = TypeVar("T")
+FIRST = float("inf")
+"""The priority of a run the build waits for before it can go on (a diagram: the pages' notebooks
+are made with it), or of one without a time limit."""
 
 
 class Scheduler:
@@ -16,14 +32,31 @@ class Scheduler:
         self.root = root
         self.preload = preload
         """What each run's process has imported before it starts (the fork server imports it once)."""
-        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="snippet")
+        self.jobs = jobs
+        self._waiting: list[tuple[float, int, Future, Callable]] = []  # a heap: -priority, order asked
+        self._order = itertools.count()
+        self._lock = threading.Lock()
+        self._workers = 0
+        self._closed = False
+        self._runs: dict[object, Future] = {}
+        """The runs asked for with a `same` key: asked again with it (a diagram, by its page and by its
+        page's notebook), each is the first run."""
 
     def submit(
-        self, snippet: str, timeout: float, then: str | None = None, done: Callable[[runner.Run], None] | None = None
+        self,
+        snippet: str,
+        timeout: float,
+        then: str | None = None,
+        done: Callable[[runner.Run], None] | None = None,
+        priority: float | None = None,
+        same: object = None,
     ) -> Future:
         """A future of the run (`runner.Run`; or it raises `runner.SnippetTimeout`). `done(run)`, if given,
-        is called with the run in the worker, before the future resolves."""
-        runner.start_server(self.preload)  # idempotent; imports torch once, only if something must run
+        is called with the run in the worker, before the future resolves. `same`, if given, names what the
+        run depends on (the store's key of the snippet and its helpers, `then`): a run asked again with
+        it is the one asked first."""
+        if same is not None and same in self._runs:
+            return self._runs[same]
 
         def run() -> runner.Run:
             result = runner.run_snippet(self.root, snippet, timeout, then=then)
@@ -31,11 +64,43 @@ class Scheduler:
                 done(result)
             return result
 
-        return self._pool.submit(run)
+        future = self.submit_call(run, timeout if priority is None else priority)
+        if same is not None:
+            self._runs[same] = future
+        return future
 
-    def run(self, snippet: str, timeout: float, then: str | None = None) -> runner.Run:
-        return self.submit(snippet, timeout, then).result()
+    def submit_call(self, work: Callable[[], T], priority: float = 0.0) -> Future[T]:
+        """A future of `work()`, run when a worker is free: work that runs its processes as forks of the
+        server (`runner.call`, `runner.start_module`), and holds its worker while they run."""
+        runner.start_server(self.preload)  # idempotent; imports torch once, only if something must run
+        future: Future[T] = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the scheduler is closed")
+            heapq.heappush(self._waiting, (-priority, next(self._order), future, work))
+            if self._workers < self.jobs:
+                self._workers += 1
+                threading.Thread(target=self._work, name=f"snippet-{self._workers}").start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._waiting:  # nothing left: a later submit starts a worker again
+                    self._workers -= 1
+                    return
+                _, _, future, work = heapq.heappop(self._waiting)
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(work())
+            except BaseException as error:  # noqa: BLE001 - the future's owner sees it
+                future.set_exception(error)
+
+    def run(self, snippet: str, timeout: float, then: str | None = None, same: object = None) -> runner.Run:
+        return self.submit(snippet, timeout, then, same=same).result()
 
     def close(self) -> None:
-        """No new runs; those under way finish in their threads."""
-        self._pool.shutdown(wait=False)
+        """No new runs; those asked for finish in their threads."""
+        with self._lock:
+            self._closed = True

@@ -9,7 +9,7 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
 - the API index page (`api_index`, `fieldnotes.features.api_page`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
-  in the background (`fieldnotes.integrations.notebook_prefetch`);
+  through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
 - the link check of the written site (`links`, `fieldnotes.checks.links`).
 
 Its events, in the order MkDocs calls them (priority 0 unless given):
@@ -19,8 +19,9 @@ Its events, in the order MkDocs calls them (priority 0 unless given):
 - on_config: makes this build's state (`Build`: its store, scheduler and features); checks torch;
   adds the two fences; keys mkdocs-jupyter's cache by the environment.
 - on_pre_build: makes the theme's search index take unchanged pages' entries from the store.
-- on_files (priority 50, before mkdocs-jupyter wraps the notebooks): adds the downloads and the API
-  index page; starts every example's run, the API index's reading and the notebook's execution.
+- on_files (priority 50, before mkdocs-jupyter wraps the notebooks): submits every diagram's run, the
+  notebook's execution and every example's run (in the order the pages show them), and starts the
+  API index's reading; adds the downloads and the API index page.
 - on_nav: the pages' titles, for the API index.
 - on_page_markdown: numbers each executed block's fence (before pymdownx.snippets includes its
   file); links the page's notebook; writes the API index page.
@@ -46,7 +47,7 @@ from fieldnotes import blocks, integrations
 from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
-from fieldnotes.examples import SNIPPETS_DIR, project_examples
+from fieldnotes.examples import SNIPPETS_DIR, Example, project_examples
 from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
@@ -66,10 +67,21 @@ if integrations.tested("mkdocs-jupyter"):
 JUPYTER_PLUGIN = "mkdocs-jupyter"
 
 
+def in_page_order(examples: list[Example], pages: list[str]) -> list[Example]:
+    """The examples in the order the pages (their Markdown, in the order MkDocs renders them) show them,
+    then those no page shows: each page's runs are asked for before the next page's, so MkDocs renders
+    each page as soon as its runs are done rather than all of them at the end."""
+    shown: dict[str, int] = {}
+    for markdown in pages:
+        for snippet in blocks.snippets_of(markdown):
+            shown.setdefault(snippet, len(shown))
+    return sorted(examples, key=lambda example: shown.get(example.snippet, len(shown)))
+
+
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     dirty = False
     scheduler: Scheduler | None = None  # none before on_config has made the build's
-    prefetch = None
+    notebook_runs = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.dirty = dirty
@@ -87,10 +99,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.downloads = Downloads(
             build, Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute)
         )
-        self.api_page = ApiIndexPage(build) if self.config.api_index.enabled else None
+        self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
-        self.notebooks = self.prefetch = None
+        self.notebooks = self.notebook_runs = None
         if jupyter is not None and self.config.notebook_pages.enabled:
             from fieldnotes.features.notebook_pages import NotebookPages  # jupytext: only where there are notebooks
 
@@ -118,22 +130,25 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
     def on_files(self, files, *, config):
+        sources = [page.content_string for page in files.documentation_pages()]
+        if self.config.execute:  # the diagrams first: the pages' notebooks, made below, wait for them
+            graph_fence.start(self.build.store, self.scheduler, self.config.timeout, sources)
         if self.notebooks is not None:
             self.notebooks.on_files(files, config)
-        if self.api_page is not None:
-            self.api_page.on_files(files, config)
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         if jupyter is not None and integrations.tested("mkdocs-jupyter"):
             # Imported only here: mkdocs-jupyter is slow to import, and a build without a notebook needs none of it.
-            from fieldnotes.integrations.notebook_prefetch import Prefetch
+            from fieldnotes.integrations.notebook_runs import NotebookRuns
 
-            self.prefetch = Prefetch()
-            self.prefetch.start(jupyter, files)
+            self.notebook_runs = NotebookRuns(self.scheduler)
+            self.notebook_runs.start(jupyter, files)
         examples = project_examples(self.build.root)
-        self.downloads.on_files(files, config, examples)
         if self.config.execute:
-            sources = [page.content_string for page in files.documentation_pages()]
-            self.blocks.start(examples, blocks.timeouts(sources, self.config.timeout))
+            ordered = in_page_order(examples, sources)
+            self.blocks.start(ordered, blocks.timeouts(sources, self.config.timeout))
+        if self.api_page is not None:
+            self.api_page.on_files(files, config)
+        self.downloads.on_files(files, config, examples)
         return files
 
     def on_nav(self, nav, *, config, files):
@@ -181,8 +196,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     def _stop(self) -> None:
         if self.scheduler is not None:
             self.scheduler.close()
-        if self.prefetch is not None:
-            self.prefetch.close()
+        if self.notebook_runs is not None:
+            self.notebook_runs.close()
 
     def on_serve(self, server, *, config, builder):
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.

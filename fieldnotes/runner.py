@@ -1,6 +1,8 @@
 """Run a snippet exactly as `python snippets/NAME.py` would, and capture what it prints.
 
-Every run is a fresh process forked from a server that has imported torch and run nothing else.
+Every run is a fresh process forked from a server that has imported torch and run nothing else: a
+snippet's (`run_snippet`), a function's (`call`: the API index's questions to torch) or a module's run
+as `python -m` would run it (`start_module`: the notebook's kernel).
 So torch is imported once per build rather than once per example, and whatever a snippet does to
 global state (grad mode, default dtype, RNG seeds, anomaly mode, thread count, global module
 hooks) dies with its process instead of leaking into the next example.
@@ -12,12 +14,14 @@ writes, and a traceback if the snippet raises, in the order they happened.
 
 from __future__ import annotations
 
+import atexit
 import io
 import multiprocessing
 import multiprocessing.connection
 import os
 import re
 import runpy
+import signal
 import sys
 import tempfile
 import threading
@@ -133,6 +137,104 @@ def _child(root: str, snippet: str, capture_path: str, then: str | None, startin
         stream.write(only_own_frames("".join(traceback.format_exc()), snippet))
         os._exit(1)
     os._exit(0)
+
+
+def call(function, *args):
+    """`function(*args)` in a process forked from the server: what it returns (pickled back), or a
+    RuntimeError with the child's traceback. `function` must be importable by name."""
+    receiving, sending = _server.Pipe(duplex=False)
+    process = _server.Process(target=_call_child, args=(function, args, sending))
+    with _reaping:
+        process.start()
+    sending.close()
+    try:
+        ok, result = receiving.recv()
+    except EOFError:
+        ok, result = False, "the process ended without an answer"
+    with _reaping:
+        process.join()
+    receiving.close()
+    if not ok:
+        raise RuntimeError(f"{function.__qualname__} failed in its forked process:\n{result}")
+    return result
+
+
+def _call_child(function, args, sending) -> None:
+    try:
+        answer = (True, function(*args))
+    except BaseException:  # noqa: BLE001 - handed to the parent, which raises it
+        answer = (False, traceback.format_exc())
+    sending.send(answer)
+    sending.close()
+
+
+class Forked:
+    """A process forked from the server, with the part of `subprocess.Popen`'s interface a process's
+    owner uses (`pid`, `poll`, `wait`, `send_signal`, `terminate`, `kill`; no pipes)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, process) -> None:
+        self._process = process
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.poll()
+
+    def poll(self) -> int | None:
+        with _reaping:
+            return self._process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        multiprocessing.connection.wait([self._process.sentinel], timeout)
+        code = self.poll()
+        if code is not None:
+            with _reaping:
+                self._process.join()
+        return code
+
+    def send_signal(self, signum: int) -> None:
+        os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def start_module(module: str, args: list[str], env: dict[str, str], cwd: str) -> Forked:
+    """Start `python -m module *args` with environment `env` in folder `cwd`, as a fork of the server
+    (so torch is imported already), in a session of its own as `subprocess.Popen(start_new_session=True)`
+    starts one; its standard streams are the server's (the build's)."""
+    process = _server.Process(target=_module_child, args=(module, args, env, cwd))
+    with _reaping:
+        process.start()
+    return Forked(process)
+
+
+def _module_child(module: str, args: list[str], env: dict[str, str], cwd: str) -> None:
+    os.setsid()
+    env = dict(env)
+    if "JPY_PARENT_PID" in env:  # a kernel exits once its parent is gone: its parent is the server
+        env["JPY_PARENT_PID"] = str(os.getppid())
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.argv = [module, *args]  # run_module sets argv[0] to the module's file, as `python -m` does
+    code = 0
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # noqa: BLE001 - reported the way the interpreter reports it
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()  # the module's exit handlers, as the interpreter's exit runs them
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line \d+')

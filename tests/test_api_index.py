@@ -13,6 +13,8 @@ every torch name they use, each linking the examples (page and anchor) and PyTor
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from mkdocs.utils.yaml import yaml_load
 from fieldnotes.cache import Store
 from fieldnotes.features.api_index import read_uses, torch_facts
 from fieldnotes.features.api_page import official_url
+from fieldnotes.jobs import Scheduler
 from tests.conftest import ROOT, Project, block
 
 pytestmark = pytest.mark.xdist_group("api-index")  # the fixture project's builds serve every test here
@@ -155,9 +158,39 @@ def test_each_entry_links_its_documentation_first(builds):
 
 def attributed(code: str) -> tuple[set[str], set[tuple[str, str | None]]]:
     first = read_uses(code)
-    facts = torch_facts(Store(ROOT), first.paths, {a for a, _ in first.attributes})
+    facts = torch_facts(Store(ROOT), Scheduler(ROOT), first.paths, {a for a, _ in first.attributes})
     uses = read_uses(code, facts)
     return uses.paths, uses.attributes
+
+
+def test_torch_is_asked_in_a_run_of_the_scheduler(tmp_path):
+    """Catches the API index asking torch outside the build's scheduler (a `python -c` of its own, which
+    imports torch once more beside the fork server), or in the build's own process."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from fieldnotes.cache import Store\n"
+        "from fieldnotes.features.api_index import torch_facts\n"
+        "from fieldnotes.jobs import Scheduler\n"
+        "class Counting(Scheduler):\n"
+        "    calls = 0\n"
+        "    def submit_call(self, work):\n"
+        "        Counting.calls += 1\n"
+        "        return super().submit_call(work)\n"
+        "if __name__ == '__main__':\n"
+        "    facts = torch_facts(Store(Path(sys.argv[1]), reuse=False), Counting(Path(sys.argv[1])),\n"
+        "                        {'torch.ones'}, {'retain_grad'})\n"
+        "    assert facts.paths['torch.ones']['returns'] == 'torch.Tensor', facts.paths\n"
+        "    assert 'retain_grad' in facts.classes['torch.Tensor'], facts.classes\n"
+        "    assert Counting.calls == 1, Counting.calls\n"
+        "    assert 'torch' not in sys.modules, 'the build process imported torch'\n"
+    )
+    (tmp_path / "ask.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "ask.py"), str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    if done.returncode != 0:
+        pytest.fail(done.stderr[-3000:], pytrace=False)
 
 
 def test_imports_resolve_through_every_alias():

@@ -520,19 +520,20 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     source = "snippet: grad_none/seed.py\ntensors: a b c"
     first = entry["format"](source, "autograd-graph", "", {}, None)
     assert entry["format"](source, "autograd-graph", "", {}, None) == first and len(runs) == 1
-    assert entry["format"](source + "\ncaption: new", "autograd-graph", "", {}, None) != first and len(runs) == 2
+    # Drawn again, from the same run: the build's scheduler runs a diagram's snippet once.
+    assert entry["format"](source + "\ncaption: new", "autograd-graph", "", {}, None) != first and len(runs) == 1
 
     seed = copy / "snippets" / "grad_none" / "seed.py"
     seed.write_text(seed.read_text().replace("b = a * 3", "b = a.exp()"))
-    assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 3
+    assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 2
     (copy / "snippets" / "grad_none" / "_helper.py").write_text("X = 1\n")  # helpers are in the key too
     entry["format"](source, "autograd-graph", "", {}, None)
-    assert len(runs) == 4
+    assert len(runs) == 3
 
     broken = "snippet: grad_none/seed.py\ntensors: nope"
-    for _ in range(2):  # a failure is not stored: it fails, and warns, every build
-        assert "could not be drawn" in entry["format"](broken, "autograd-graph", "", {}, None)
-    assert len(runs) == 6
+    for _ in range(2):  # a failure is not stored: it fails, and warns, every build (each its own fence)
+        assert "could not be drawn" in make_fence(copy, reuse=True)["format"](broken, "autograd-graph", "", {}, None)
+    assert len(runs) == 5
 
 
 def test_graph_crosses_processes_as_data_unchanged(example):
@@ -596,3 +597,56 @@ def test_wide_graphs_are_folded_into_narrow_rows():
     for row in rows.values():
         assert len(row) == 1 or sum(b.w for b in row) + graph.GAP_X * (len(row) - 1) <= graph.MAX_ROW
     assert lay.width < 1.5 * graph.MAX_ROW
+
+
+# --------------------------------------------------------------------------------------------------
+# Diagrams run beside the examples
+
+
+class _Recording(Scheduler):
+    """A scheduler that records what is submitted, and runs nothing."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, preload=())
+        self.submitted: list[tuple[str, float, str | None]] = []
+
+    def submit(self, snippet, timeout, then=None, done=None, priority=None, same=None):
+        self.submitted.append((snippet, timeout, then, priority))
+
+
+def test_every_diagram_of_the_pages_is_submitted_when_the_files_are_known(copy):
+    """Catches a diagram's run asked for only when its page renders (the build waits for it there, one
+    diagram at a time, beside idle cores), or a fence that does not parse submitted at all."""
+    page = (
+        "# A page\n\n```autograd-graph\nsnippet: grad_none/seed.py\ntensors: a b c\n```\n\n"
+        "- item\n\n    ```autograd-graph\n    snippet: hooks/seed.py\n    tensors: x\n    ```\n\n"
+        "```autograd-graph\nsnippet: grad_none/seed.py\nnot a key\n```\n"
+    )
+    scheduler = _Recording(copy)
+    graph_fence.start(Store(copy, reuse=False), scheduler, 20, [page, "# No diagram\n"])
+    assert [(snippet, timeout, priority) for snippet, timeout, _, priority in scheduler.submitted] == [
+        ("snippets/grad_none/seed.py", 20, float("inf")),  # before the examples: the pages' notebooks wait
+        ("snippets/hooks/seed.py", 20, float("inf")),
+    ]
+    assert "'tensors': ['a', 'b', 'c']" in scheduler.submitted[0][2]
+
+
+def test_a_run_asked_again_is_the_run_asked_first(tmp_path):
+    """Catches a diagram run twice in a build (submitted at on_files, asked again by its page and by its
+    page's notebook): the second ask must get the first run, not start another."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "count.py").write_text("with open('runs', 'a') as f:\n    f.write('run\\n')\n")
+    store, scheduler = Store(tmp_path, reuse=False), Scheduler(tmp_path, preload=())
+    (tmp_path / "snippets" / "seed.py").write_text("import torch\na = torch.ones(2, requires_grad=True)\nb = a * 2\n")
+    spec = graph_fence.parse("snippet: seed.py\ntensors: a b", tmp_path)
+    first = graph_fence.submit(store, scheduler, spec, 60)
+    assert graph_fence.submit(store, scheduler, spec, 60) is first
+    assert (
+        graph_fence.submit(store, scheduler, graph_fence.parse("snippet: seed.py\ntensors: a", tmp_path), 60)
+        is not first
+    )
+    once = scheduler.submit("snippets/count.py", 60, same="count")
+    assert scheduler.submit("snippets/count.py", 60, same="count") is once and once.result().exit_code == 0
+    assert scheduler.run("snippets/count.py", 60, same="count") is once.result()
+    assert (tmp_path / "runs").read_text() == "run\n"
+    scheduler.close()

@@ -20,30 +20,30 @@ How a name is read from an example (Python's `ast`; the example is not run for t
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import inspect
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes import cache
+from fieldnotes import cache, runner
 from fieldnotes.blocks import snippets_of
 from fieldnotes.cache import Store
 from fieldnotes.features import api_names
 from fieldnotes.features.api_names import BUILTIN_ATTRIBUTES, CLASSES, Facts, read_uses
+from fieldnotes.jobs import Scheduler
 
 __all__ = ["Index", "PageExample", "page_examples", "read_uses", "reused_index", "torch_facts"]
 
 # --------------------------------------------------------------------------------------------------
-# What the installed torch says about those names (in a subprocess: the build process never imports torch)
+# What the installed torch says about those names (in a process forked from the fork server, which has
+# imported torch: the build process never imports torch)
 
-_FACTS_SCRIPT = r"""
-import importlib, json, sys
-import torch
-wanted = json.load(sys.stdin)
 
-def resolve(path):
+def _resolve(path: str):
+    import importlib
+
     parts = path.split(".")
     obj = importlib.import_module(parts[0])
     for i, part in enumerate(parts[1:], start=2):
@@ -53,41 +53,52 @@ def resolve(path):
             obj = importlib.import_module(".".join(parts[:i]))
     return obj
 
-aten = set(dir(torch._C._VariableFunctions))
-paths = {}
-for path in wanted["paths"]:
-    try:
-        obj = resolve(path)
-    except Exception:
-        continue
-    kind = ("module" if type(obj).__name__ == "module" else "class" if isinstance(obj, type)
-            else "function" if callable(obj) else "value")
-    module_class = kind == "class" and issubclass(obj, torch.nn.Module)
-    tensor = (path.count(".") == 1 and path.split(".")[1] in aten) or isinstance(obj, torch.Tensor)
-    paths[path] = {"kind": kind, "returns": "torch.nn.Module" if module_class else "torch.Tensor" if tensor else None}
-def has_docstring(member):
+
+def _has_docstring(member) -> bool:
     return not isinstance(member, (str, type(None))) and bool((member.__doc__ or "").strip())
 
-classes = {}
-for name in wanted["classes"]:
-    cls = resolve(name)
-    classes[name] = {a: has_docstring(getattr(cls, a, None)) for a in wanted["attributes"] if a in dir(cls)}
-print(json.dumps({"paths": paths, "classes": classes}))
-"""
+
+def ask_torch(wanted: dict) -> dict:
+    """What torch says of `wanted`'s paths (their kind; whether they return a tensor or a module) and of
+    its classes' attributes (whether each has a docstring). Run where torch is imported."""
+    import torch
+
+    aten = set(dir(torch._C._VariableFunctions))
+    paths = {}
+    for path in wanted["paths"]:
+        try:
+            obj = _resolve(path)
+        except Exception:  # noqa: BLE001 - not a name torch has
+            continue
+        kind = (
+            "module" if type(obj).__name__ == "module" else "class" if isinstance(obj, type)
+            else "function" if callable(obj) else "value"
+        )  # fmt: skip
+        module_class = kind == "class" and issubclass(obj, torch.nn.Module)
+        tensor = (path.count(".") == 1 and path.split(".")[1] in aten) or isinstance(obj, torch.Tensor)
+        returns = "torch.nn.Module" if module_class else "torch.Tensor" if tensor else None
+        paths[path] = {"kind": kind, "returns": returns}
+    classes = {}
+    for name in wanted["classes"]:
+        cls = _resolve(name)
+        classes[name] = {a: _has_docstring(getattr(cls, a, None)) for a in wanted["attributes"] if a in dir(cls)}
+    return {"paths": paths, "classes": classes}
 
 
-def torch_facts(store: Store, paths: set[str], attributes: set[str]) -> Facts:
-    """Ask the installed torch, in a subprocess; remembered while torch and the names are the same."""
+# The code that asks torch, named in the key under which its answers are kept.
+_FACTS_CODE = hashlib.sha256("".join(inspect.getsource(f) for f in (_resolve, _has_docstring, ask_torch)).encode())
+
+
+def torch_facts(store: Store, scheduler: Scheduler, paths: set[str], attributes: set[str]) -> Facts:
+    """Ask the installed torch, as one run of `scheduler`; remembered while torch and the names are
+    the same."""
     wanted = {"paths": sorted(paths), "classes": sorted(CLASSES), "attributes": sorted(attributes)}
     request = json.dumps(wanted)
 
     def ask() -> dict:
-        result = subprocess.run(
-            [sys.executable, "-c", _FACTS_SCRIPT], input=request, capture_output=True, text=True, check=True
-        )
-        return json.loads(result.stdout)
+        return scheduler.submit_call(lambda: runner.call(ask_torch, wanted)).result()
 
-    known = store.memo("api index facts " + _FACTS_SCRIPT, request.encode(), ask)
+    known = store.memo(f"api index facts {_FACTS_CODE.hexdigest()}", request.encode(), ask)
     return Facts(known["paths"], known["classes"])
 
 
@@ -120,13 +131,14 @@ def page_examples(docs_dir: Path, pages: list[str]) -> list[PageExample]:
     return examples
 
 
-def build_index(store: Store, examples: list[PageExample]) -> Index:
+def build_index(store: Store, scheduler: Scheduler, examples: list[PageExample]) -> Index:
     root = store.root
     present = [e.snippet for e in examples if (root / e.snippet).is_file()]  # a missing one fails the build anyway
     codes = {snippet: (root / snippet).read_text(encoding="utf-8") for snippet in present}
     first_reading = {snippet: read_uses(code) for snippet, code in codes.items()}
     facts = torch_facts(
         store,
+        scheduler,
         {p for uses in first_reading.values() for p in uses.paths},
         {a for uses in first_reading.values() for a, _ in uses.attributes},
     )
@@ -172,7 +184,7 @@ def build_index(store: Store, examples: list[PageExample]) -> Index:
 _CODE = cache.code_digest(__file__, api_names.__file__)
 
 
-def reused_index(store: Store, examples: list[PageExample]) -> Index:
+def reused_index(store: Store, scheduler: Scheduler, examples: list[PageExample]) -> Index:
     """build_index's result, kept in the project's cache while the examples (their pages, titles and code),
     this code and what is installed are the same: reading every snippet twice is work
     that a prose edit would otherwise pay again."""
@@ -181,7 +193,7 @@ def reused_index(store: Store, examples: list[PageExample]) -> Index:
     key = json.dumps([[dataclasses.astuple(e), code] for e, code in zip(examples, codes, strict=True)]).encode()
 
     def compute() -> dict:
-        index = build_index(store, examples)
+        index = build_index(store, scheduler, examples)
         return {
             "entries": _stored(index.entries),
             "documented": index.documented,

@@ -15,6 +15,7 @@ from mkdocs.structure.files import File
 from fieldnotes.build_state import Build
 from fieldnotes.features.api_index import Index, PageExample, page_examples, reused_index
 from fieldnotes.features.page_blocks import anchor
+from fieldnotes.jobs import Scheduler
 
 log = get_plugin_logger("api_index")
 
@@ -109,8 +110,10 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
 class ApiIndexPage:
     """The page of one build: its index is read in a thread started in on_files."""
 
-    def __init__(self, build: Build) -> None:
+    def __init__(self, build: Build, scheduler: Scheduler) -> None:
         self.build = build
+        self.scheduler = scheduler
+        """What asks torch about the names the examples use."""
         self.uri = build.config.api_index.page
         self.titles: dict[str, str] = {}
         self._result: dict = {}
@@ -124,7 +127,7 @@ class ApiIndexPage:
 
         def work() -> None:
             try:
-                self._result["index"] = reused_index(self.build.store, page_examples(docs_dir, pages))
+                self._result["index"] = reused_index(self.build.store, self.scheduler, page_examples(docs_dir, pages))
             except Exception as error:  # reported when the page is rendered, which fails the strict build
                 self._result["error"] = error
 

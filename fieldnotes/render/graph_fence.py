@@ -36,7 +36,7 @@ from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
-from fieldnotes import cache, graph, runner
+from fieldnotes import cache, graph, jobs, runner
 from fieldnotes.cache import Store
 from fieldnotes.examples import SNIPPETS_DIR
 from fieldnotes.jobs import Scheduler
@@ -121,10 +121,17 @@ def then_code(spec: Spec) -> str:
     return f"__import__('fieldnotes.graph', fromlist=['emit']).emit(globals(), {request!r})\n"
 
 
-def draw(scheduler: Scheduler, spec: Spec, timeout: float) -> str:
+def submit(store: Store, scheduler: Scheduler, spec: Spec, timeout: float, priority: float | None = None):
+    """The future of the diagram's run: one per build for the same snippet, helpers and tensors."""
+    then = then_code(spec)
+    same = ("graph", store.run_key(spec.snippet), then, timeout)
+    return scheduler.submit(spec.snippet, timeout, then=then, priority=priority, same=same)
+
+
+def draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> str:
     """Run the snippet and return the SVG it drew; a FenceError says why there is none."""
     try:
-        run = scheduler.run(spec.snippet, timeout, then=then_code(spec))
+        run = submit(store, scheduler, spec, timeout).result()
     except runner.SnippetTimeout as timeout_error:
         raise FenceError(f"{timeout_error}. It printed before that:\n{timeout_error.partial_output}") from None
     drawn, problem = graph.extract(run.output)
@@ -154,9 +161,30 @@ def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) 
     stored = store.load(key)
     if stored is not None:
         return stored["svg"]
-    svg = draw(scheduler, spec, timeout)
+    svg = draw(store, scheduler, spec, timeout)
     store.save(key, {"snippet": spec.snippet, "svg": svg})
     return svg
+
+
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```autograd-graph[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL
+)
+
+
+def start(store: Store, scheduler: Scheduler, timeout: float, pages: list[str]) -> None:
+    """Submit the run of every diagram of `pages` (their Markdown) not in the store yet, so that it
+    runs beside the examples; drawing it (`cached_draw`, where the page or its notebook shows it) then
+    waits for the very same run (`Scheduler.submit` gives it again). A fence that cannot be parsed is
+    left to its page, which reports it."""
+    for markdown in pages:
+        for fence in _FENCE.finditer(markdown):
+            body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
+            try:
+                spec = parse(body, store.root)
+            except FenceError:
+                continue
+            if store.load(cache_key(store, spec)) is None:
+                submit(store, scheduler, spec, timeout, priority=jobs.FIRST)
 
 
 def render(spec: Spec, svg: str) -> str:
