@@ -23,8 +23,11 @@ import html
 import re
 
 FITS = 28  # characters a 320 px screen's column holds: shorter lines never wrap
-TRACEBACK = ("Traceback (most recent call last):", "During handling of the above exception",
-             "The above exception was the direct cause")
+TRACEBACK = (
+    "Traceback (most recent call last):",
+    "During handling of the above exception",
+    "The above exception was the direct cause",
+)
 WARNING = re.compile(r"^\S.*?:\d+: \w*Warning: ")  # warnings.formatwarning: "path:line: Category: text"
 _GAP = re.compile(r" +(?=\S)")
 
@@ -32,7 +35,8 @@ _GAP = re.compile(r" +(?=\S)")
 # <pre><code> (a version note's diff, a notebook's folded answer). Source blocks have a file name or
 # `nb-input`, and Pygments' spans: a body with any tag is left as it is.
 _OUTPUT = re.compile(
-    r'(<div class="(?:language-text nb-output )?highlight"><pre><span></span><code>|<pre><code>)([^<]*)(?=</code></pre>)'
+    r'(<div class="(?:language-text nb-output )?highlight"><pre><span></span><code>|<pre><code>)'
+    r"([^<]*)(?=</code></pre>)"
 )
 
 
@@ -93,7 +97,7 @@ def _mark(body: str) -> str:
     content = [line[1:] if diff and line[:1] in " +-" and i > 1 else line for i, line in enumerate(lines)]
     fixed = fixed_lines(content)
     out = []
-    for i, (line, text) in enumerate(zip(escaped, lines)):
+    for i, (line, text) in enumerate(zip(escaped, lines, strict=True)):
         if i in fixed or len(text) <= FITS:
             out.append(line)
             continue
@@ -101,8 +105,10 @@ def _mark(body: str) -> str:
         if diff and i > 1:
             indent = 1 + _indent(text[1:])
         if indent:
-            out.append(f'<span class="wrap" style="--indent:{indent}"><span class="indent">{line[:indent]}</span>'
-                       f"{line[indent:]}</span>")
+            out.append(
+                f'<span class="wrap" style="--indent:{indent}"><span class="indent">{line[:indent]}</span>'
+                f"{line[indent:]}</span>"
+            )
         else:
             out.append(f'<span class="wrap">{line}</span>')
     return "\n".join(out)
