@@ -2,7 +2,8 @@
 
 A block of output is `white-space: pre` (docs/stylesheets/site.css): a line never wraps unless marked
 here, so a line this module does not understand scrolls rather than breaks. Marked to wrap, in
-`<span class="wrap">` (with `--indent:N`, its leading spaces, where it has any), are the lines whose
+`<w->` (with `--indent:N`, its leading spaces, where it has any, in `<i->`; elements of no
+meaning of their own, named short because the notebook page is at its 100 KB budget), are the lines whose
 columns carry nothing: a warning's or an exception's message, a sentence, a line of values. Left
 unmarked, so never re-wrapped:
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import html
 import re
 
-FITS = 28  # characters a 320 px screen's column holds: shorter lines never wrap
+FITS = 34  # characters an output's column holds on a 320 px screen: shorter lines never wrap
 TRACEBACK = (
     "Traceback (most recent call last):",
     "During handling of the above exception",
@@ -105,12 +106,9 @@ def _mark(body: str) -> str:
         if diff and i > 1:
             indent = 1 + _indent(text[1:])
         if indent:
-            out.append(
-                f'<span class="wrap" style="--indent:{indent}"><span class="indent">{line[:indent]}</span>'
-                f"{line[indent:]}</span>"
-            )
+            out.append(f'<w- style="--indent:{indent}"><i->{line[:indent]}</i->{line[indent:]}</w->')
         else:
-            out.append(f'<span class="wrap">{line}</span>')
+            out.append(f"<w->{line}</w->")
     return "\n".join(out)
 
 

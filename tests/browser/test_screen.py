@@ -312,10 +312,10 @@ def test_nothing_cut_off(new_guarded_page, site_page, width):
     """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
     pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
     not included), the indentation's spaces left free to wrap alone, an output's long message left to
-    scroll at 1280 px (site.css's `.wrap` rule removed), outputs wrapping again (pre-wrap on every
+    scroll at 1280 px (site.css's `w-` rule removed), outputs wrapping again (pre-wrap on every
     output block: a table's and a traceback's lines break on a phone), fieldnotes/render/
     output_lines.py marking a traceback's or a table's lines to wrap, a wrapped message's rest back
-    at column 0 (the `.wrap` hang removed), the float that keeps code from under the copy button
+    at column 0 (the `w-` hang removed), the float that keeps code from under the copy button
     removed, the copy button shown on outputs, the exercise's 3-panel figure drawn 9 inches wide
     (text 3.5 px on a phone), the register_hook diagram at its old size (7.5 px), the theme's
     inline-block permalink (a blank line under a full heading), and the theme's underline under
@@ -354,7 +354,7 @@ def test_every_code_line_fits_at_1280_px(guarded, site_page):
 def test_at_most_10_blocks_scroll_on_a_phone(new_guarded_page):
     """Issue 21: on a 375 px phone at most PHONE_SCROLL_LIMIT code blocks on the whole site scroll
     sideways (code never does: test_nothing_cut_off). One test visits every page, so the count is the
-    site's. Catches what makes outputs scroll on a phone: site.css's `.wrap` rule removed (every
+    site's. Catches what makes outputs scroll on a phone: site.css's `w-` rule removed (every
     warning scrolls), output_lines.py marking no line (every long message scrolls), and a snippet
     printing a table or traceback line wider than the column."""
     page, guard = new_guarded_page(**WIDTHS["phone"])
