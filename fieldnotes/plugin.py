@@ -26,7 +26,8 @@ Its events, in the order MkDocs calls them (priority 0 unless given):
 - on_page_markdown: numbers each executed block's fence (before pymdownx.snippets includes its
   file); links the page's notebook; writes the API index page.
 - on_page_content: checks the page's claims; slims a notebook page; trims the API index's table of
-  contents; drops, in every page's code, the spans that show no colour of their own.
+  contents; drops, in every page's code, the spans that show no colour of their own; marks which
+  lines of each output may wrap (`fieldnotes.render.output_lines`).
 - on_post_page: drops the templates' indentation.
 - on_post_build (priority -100, after every other plugin wrote its files): checks the links; after a
   full build, evicts the store's entries it did not use.
@@ -57,6 +58,7 @@ from fieldnotes.jobs import Scheduler
 from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
+from fieldnotes.render.output_lines import mark_output_lines
 from fieldnotes.render.page_notebook import Diagrams
 from fieldnotes.torch_pin import require_pinned_torch
 
@@ -175,7 +177,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         html = slim_code_spans(html)  # every page's code, the notebook's cells too
         if self.api_page is not None:
             html = self.api_page.on_page_content(html, page)
-        return html
+        return mark_output_lines(html)
 
     def on_post_page(self, output, *, page, config):
         return strip_indentation(output)

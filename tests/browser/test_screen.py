@@ -7,9 +7,15 @@ meant to produce them):
   sight. Where a line has to wrap (a phone), each wrapped rest starts right of that line's
   indentation, so Python's indentation survives. At 1280 px no line wraps (a test of its own: it
   fails on a snippet line that is too long, which is the snippet's to fix).
-- Output (what an example printed, a notebook's text output) is never re-wrapped: each printed line
-  is one line on the screen, so a table's columns and a traceback's ^^^^ markers stay in place; a
-  line too long for the column scrolls.
+- Output (what an example printed, a notebook's text output, a version note's diff) keeps the lines
+  whose columns matter: each line of a traceback (its header and the indented lines under it: frames,
+  code, ^^^^ markers) and of a table (aligned columns) is one line on the screen. Any other line (a
+  warning's or an error's message, a sentence) may wrap, and then its rest starts right of the line's
+  own indentation, so it reads as the same printed line. The test tells those lines apart from the
+  printed text by rules of its own (TABLE_OR_TRACEBACK), not from the page's markup.
+- At 1280 px no block, code or output, scrolls sideways. On a phone an output whose traceback or
+  table line is wider than the column scrolls: at most PHONE_SCROLL_LIMIT blocks on the whole site
+  (one test visits every page).
 - The copy button covers no character, with the block scrolled to either end.
 - Text in figures and diagrams (inline SVG) is at least 9 CSS px.
 - No heading has its permalink on a line of its own (a blank line under the heading).
@@ -22,13 +28,20 @@ from __future__ import annotations
 import io
 
 import pytest
-from browser_site import CONTENT, PHONE
+from browser_site import CONTENT, PHONE, site_pages
 from PIL import Image, ImageChops
 
 WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
 MIN_FIGURE_TEXT_PX = 9
 UNDERSCORES_CHECKED_PER_PAGE = 6
 MARGIN_PX = 4  # looked at above and below a linked code element: an underscore may sit below its box
+PHONE_SCROLL_LIMIT = 10  # issue 21: blocks that may scroll sideways on a phone, site-wide
+# Outputs the snippet makes too wide, reported to the lead: a table line longer than the 1280 px
+# column (80 characters). The page's test allows these to scroll there, and fails once one fits.
+TOO_WIDE_AT_1280 = {
+    "/faq/compile/": "   compiled h.grad=tensor([ 0.0298,  0.9573, -0.5712,  0.8427])  w.grad == x: True",
+    "/faq/in-place/": "after a step: tensor([ 0.0000, -0.2347, -1.7430], requires_grad=True) | is_leaf: True",
+}
 
 # Shared by the measurements below: a code block's kind, and its lines as drawn.
 HELPERS = """
@@ -43,6 +56,50 @@ function label(code) {
   if (source) return source.textContent.trim() + " (its output)";
   const index = [...article.querySelectorAll("pre > code")].indexOf(code);
   return `code block ${index + 1} (${JSON.stringify(code.textContent.slice(0, 30))})`;
+}
+// The printed lines that must stay one screen line: a traceback's header and the indented lines under
+// it, up to the exception's own line; two adjacent lines at the same indentation where a word after
+// two or more spaces in one starts at the column of a word of the other (a table's columns), and a
+// multi-line tensor's rows (a "[" under a "[" of the line above). A diff is read without its prefix.
+function tableOrTraceback(texts) {
+  const diff = texts.length > 1 && texts[0].startsWith("--- ") && texts[1].startsWith("+++ ");
+  const lines = texts.map((t, i) => (diff && i > 1 ? t.slice(1) : t));
+  const kept = new Set(), message = new Set();
+  let traceback = false, warning = false;
+  lines.forEach((line, i) => {
+    if (/^(Traceback \\(most recent call last\\):|During handling of|The above exception)/.test(line)) {
+      traceback = true; warning = false; kept.add(i); message.add(i);
+    } else if (traceback && line.startsWith(" ")) {
+      kept.add(i); message.add(i);
+    } else if (/^\\S.*?:\\d+: \\w*Warning: /.test(line)) {
+      traceback = false; warning = true; message.add(i);
+    } else if (warning && line.startsWith(" ")) {
+      message.add(i);
+    } else {
+      if (traceback) message.add(i);
+      traceback = warning = false;
+    }
+  });
+  const indent = t => t.length - t.trimStart().length;
+  const starts = t => {
+    const all = new Set(), padded = new Set();
+    for (const m of t.matchAll(/ +(?=\\S)/g)) {
+      if (m.index === 0) continue;
+      all.add(m.index + m[0].length);
+      if (m[0].length > 1) padded.add(m.index + m[0].length);
+    }
+    return [all, padded];
+  };
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const [a, b] = [lines[i], lines[i + 1]];
+    if (message.has(i) || message.has(i + 1) || !a.trim() || !b.trim()) continue;
+    const [allA, padA] = starts(a), [allB, padB] = starts(b);
+    const meet = (p, q) => [...p].some(c => q.has(c));
+    const columns = indent(a) === indent(b) && (meet(padA, allB) || meet(padB, allA));
+    const row = indent(b) > 0 && b[indent(b)] === "[" && a[indent(b)] === "[";
+    if (columns || row) { kept.add(i); kept.add(i + 1); }
+  }
+  return kept;
 }
 // Each printed line of a block, with the screen rows its characters are drawn on.
 function drawnLines(code) {
@@ -67,24 +124,25 @@ function drawnLines(code) {
     });
   }
   const rowHeight = parseFloat(getComputedStyle(code).lineHeight);
-  return lines.filter(l => l.rects.length).map(line => {
+  return lines.map((line, index) => ({...line, index})).filter(l => l.rects.length).map(line => {
     const rows = [];
     for (const r of line.rects) {
       const row = rows.find(row => Math.abs(row.top - r.top) < rowHeight / 2);
       if (row) row.left = Math.min(row.left, r.left);
       else rows.push({top: r.top, left: r.left});
     }
-    return {text: line.text, rows, rects: line.rects, start: line.start};
+    return {text: line.text, index: line.index, rows, rects: line.rects, start: line.start};
   });
 }
 """.replace("CONTENT", CONTENT)
 
 CODE_PROBLEMS = (
-    "async (desktop) => {"
+    "async ({desktop, tooWide}) => {"
     + HELPERS
     + """
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const problems = [], wrapped = [];
+  const problems = [], wrapped = [], scrolling = [];
+  let tooWideScrolls = false;
   article.querySelectorAll("details").forEach(fold => { fold.open = true; });  // folded code too
   for (const code of article.querySelectorAll("pre > code")) {
     code.scrollIntoView({block: "center"});
@@ -93,17 +151,31 @@ CODE_PROBLEMS = (
     const source = code.matches(SOURCE);
     const hidden = code.scrollWidth - code.clientWidth;
     const lines = drawnLines(code);
-    if (source && hidden > 0) problems.push(`${name}: scrolls sideways, ${hidden} px out of sight`);
+    if (hidden > 0) {
+      const edge = code.getBoundingClientRect().left + code.clientLeft + code.clientWidth
+        - parseFloat(getComputedStyle(code).paddingRight);  // a line may reach into the padding
+      const cut = lines.filter(l => l.rects.some(r => r.right > edge + 0.5)).map(l => l.text);
+      const widest = cut.reduce((a, b) => (b.length > a.length ? b : a), "");
+      const allowed = desktop && tooWide !== null && code.textContent.split("\\n").includes(tooWide);
+      tooWideScrolls ||= allowed;
+      const problem = `${name}: scrolls sideways, ${hidden} px out of sight, by `
+        + `${JSON.stringify(widest.slice(0, 50))} (${widest.length} characters)`;
+      scrolling.push(problem);
+      if ((source || desktop) && !allowed) problems.push(problem);
+    }
+    const kept = source ? new Set() : tableOrTraceback(code.textContent.split("\\n"));
     for (const line of lines) {
       const shown = JSON.stringify(line.text.trim().slice(0, 40));
       const [first, ...rest] = line.rows;
       const alone = Math.abs(first.top - line.start.top) > 1;  // its leading spaces on a row alone
       if (!rest.length && !alone) continue;
-      if (!source) {
-        problems.push(`${name}: output re-wrapped over ${line.rows.length + alone} lines: ${shown}`);
-      } else if (desktop) {
+      if (kept.has(line.index)) {
+        problems.push(`${name}: a traceback or table line re-wrapped over ${line.rows.length + alone}`
+          + ` lines: ${shown}`);
+      } else if (source && desktop) {
         wrapped.push(`${name}: wraps at 1280 px (${line.text.length} characters): ${shown}`);
       } else {
+        // A wrapped line: code on a phone, an output's message at any width.
         const indent = line.text.length - line.text.trimStart().length;
         const ch = line.start.width;
         if (alone) {
@@ -132,7 +204,7 @@ CODE_PROBLEMS = (
     }
     code.scrollLeft = 0;
   }
-  return {problems, wrapped};
+  return {problems, wrapped, scrolling, tooWideScrolls};
 }"""
 )
 
@@ -205,7 +277,9 @@ def hidden_underscores(page) -> list[str]:
     )
     for index in range(count):
         code = page.locator(f'[data-underscores="{index}"]')
-        code.scroll_into_view_if_needed()
+        # Centred: scrolled in "if needed", it could sit on the screen's bottom edge, its underscores
+        # (below its box) off the screenshot.
+        code.evaluate("c => c.scrollIntoView({block: 'center'})")
         box = code.bounding_box()
         box = {**box, "y": box["y"] - MARGIN_PX, "height": box["height"] + 2 * MARGIN_PX}
         with_underscores = _grey(page.screenshot(clip=box))
@@ -229,24 +303,34 @@ def load(page, site_page: str) -> None:
     page.locator(f"{CONTENT} h1").first.wait_for()
 
 
+def code_problems(page, site_page: str, desktop: bool) -> dict:
+    return page.evaluate(CODE_PROBLEMS, {"desktop": desktop, "tooWide": TOO_WIDE_AT_1280.get(site_page)})
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_nothing_cut_off(new_guarded_page, site_page, width):
     """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
     pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
-    not included), the indentation's spaces left free to wrap alone, outputs wrapping again (pre-wrap
-    on every block), the float that keeps code from under the copy button removed, the copy button
-    shown on outputs, the exercise's 3-panel figure drawn 9 inches wide (text 3.5 px on a phone), the
-    register_hook diagram at its old size (7.5 px), the theme's inline-block permalink (a blank line
-    under a full heading), and the theme's underline under linked code (`retain_grad` read as
-    "retain grad")."""
+    not included), the indentation's spaces left free to wrap alone, an output's long message left to
+    scroll at 1280 px (site.css's `w-` rule removed), outputs wrapping again (pre-wrap on every
+    output block: a table's and a traceback's lines break on a phone), fieldnotes/render/
+    output_lines.py marking a traceback's or a table's lines to wrap, a wrapped message's rest back
+    at column 0 (the `w-` hang removed), the float that keeps code from under the copy button
+    removed, the copy button shown on outputs, the exercise's 3-panel figure drawn 9 inches wide
+    (text 3.5 px on a phone), the register_hook diagram at its old size (7.5 px), the theme's
+    inline-block permalink (a blank line under a full heading), and the theme's underline under
+    linked code (`retain_grad` read as "retain grad"). An entry of TOO_WIDE_AT_1280 that fits now."""
     page, guard = new_guarded_page(**WIDTHS[width])
     load(page, site_page)
+    code = code_problems(page, site_page, width == "desktop")
     problems = [
-        *page.evaluate(CODE_PROBLEMS, width == "desktop")["problems"],
+        *code["problems"],
         *page.evaluate(SMALL_FIGURE_TEXT),
         *(f"the permalink of {h!r} is on a line of its own" for h in page.evaluate(PERMALINKS_ON_THEIR_OWN_LINE)),
         *hidden_underscores(page),
     ]
+    if width == "desktop" and site_page in TOO_WIDE_AT_1280 and not code["tooWideScrolls"]:
+        problems.append(f"TOO_WIDE_AT_1280 lists {TOO_WIDE_AT_1280[site_page]!r}, which fits now: drop it")
     assert not problems, f"{site_page} at {width} width:\n  " + "\n  ".join(problems)
     guard.check()
 
@@ -257,6 +341,29 @@ def test_every_code_line_fits_at_1280_px(guarded, site_page):
     them at most 70 characters) and a stylesheet change that narrows the column."""
     page, guard = guarded
     load(page, site_page)
-    wrapped = page.evaluate(CODE_PROBLEMS, True)["wrapped"]
+    wrapped = code_problems(page, site_page, True)["wrapped"]
     assert not wrapped, f"{site_page}: {len(wrapped)} lines wrap:\n  " + "\n  ".join(wrapped)
+    guard.check()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 21's limit is not met yet: the snippets' tracebacks and tables are wider than a"
+    " phone's 41 columns in about 35 blocks (reported to the lead, who owns the snippets)",
+)
+def test_at_most_10_blocks_scroll_on_a_phone(new_guarded_page):
+    """Issue 21: on a 375 px phone at most PHONE_SCROLL_LIMIT code blocks on the whole site scroll
+    sideways (code never does: test_nothing_cut_off). One test visits every page, so the count is the
+    site's. Catches what makes outputs scroll on a phone: site.css's `w-` rule removed (every
+    warning scrolls), output_lines.py marking no line (every long message scrolls), and a snippet
+    printing a table or traceback line wider than the column."""
+    page, guard = new_guarded_page(**WIDTHS["phone"])
+    scrolling = []
+    for site_page in site_pages():
+        load(page, site_page)
+        scrolling += [f"{site_page} {p}" for p in code_problems(page, site_page, False)["scrolling"]]
+    assert len(scrolling) <= PHONE_SCROLL_LIMIT, (
+        f"{len(scrolling)} blocks scroll sideways at 375 px (at most {PHONE_SCROLL_LIMIT}):\n  "
+        + "\n  ".join(scrolling)
+    )
     guard.check()
