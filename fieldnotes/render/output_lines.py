@@ -7,8 +7,9 @@ meaning of their own, named short because the notebook page is at its 100 KB bud
 columns carry nothing: a warning's or an exception's message, a sentence, a line of values. Left
 unmarked, so never re-wrapped:
 
-- a traceback: its header and every indented line under it (`File ...` frames, the code lines, their
-  `^^^^`/`~~~~` markers), up to the exception's own line, which is a message;
+- a traceback: its header and every indented line under it (the code lines and their `^^^^`/`~~~~`
+  markers), up to the exception's own line, which is a message; a `File ...` frame line has nothing
+  aligned under it, and wraps like a message;
 - a table: two adjacent lines at the same indentation where a word that follows a run of two or more
   spaces in one starts at the column of a word of the other (aligned columns), and a multi-line
   tensor's rows (a row's `[` under a `[` of the line above);
@@ -67,6 +68,8 @@ def fixed_lines(lines: list[str]) -> set[int]:
             in_traceback, after_warning = True, False
             fixed.add(i)
             free.add(i)
+        elif in_traceback and line.startswith('  File "'):
+            free.add(i)  # nothing is aligned under a frame's line: it may wrap like a message
         elif in_traceback and line.startswith(" "):
             fixed.add(i)
             free.add(i)

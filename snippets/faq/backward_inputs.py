@@ -4,7 +4,8 @@ import torch.nn as nn
 a = torch.tensor([1.0, 2.0], requires_grad=True)
 b = a * 2
 c = (b * b).sum()
-print(f"before: b.is_leaf={b.is_leaf}, retains_grad={b.retains_grad}")
+print(f"b.is_leaf={b.is_leaf}")
+print(f"before: b.retains_grad={b.retains_grad}")
 c.backward(inputs=[b], retain_graph=True)
 print(f"after:  b.retains_grad={b.retains_grad}")
 print(f"b.grad = {b.grad}, a.grad = {a.grad}")

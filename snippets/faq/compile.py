@@ -94,7 +94,8 @@ for name, fn in runs:
     loss, h = fn(x[0], w)
     loss.backward()
     w_is_x = torch.equal(w.grad, x[0])
-    print(f"   {name:8} h.grad={h.grad}  w.grad == x: {w_is_x}")
+    print(f"   {name:8} h.grad={h.grad}")
+    print(f"   {name:8} w.grad == x: {w_is_x}")
 before_hook = torch.allclose(h.grad, x[0].cos())
 print("   the compiled h.grad is cos(h), the gradient before the "
       "hook:", before_hook)

@@ -8,14 +8,15 @@ lr = 0.1
 # changes to the weights are not part of the model: don't record them
 with torch.no_grad():
     w[0] = 0.0
-print("after init:  ", w)
+print("init:", w.detach())
 
 loss = (w ** 2).sum()
 loss.backward()
 with torch.no_grad():
     w -= lr * w.grad
 w.grad = None
-print("after a step:", w, "| is_leaf:", w.is_leaf)
+print("step:", w.detach())
+print("still a leaf:", w.is_leaf)
 
 # torch.nn.init functions do their own no_grad
 nn.init.normal_(w)

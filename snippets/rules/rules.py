@@ -607,16 +607,17 @@ def what_raises(run: Run):
     pass without `retain_graph=True` (or `create_graph=True`) has
     freed raises only if an operation on its path saved a tensor for
     backward: `exp`, `sin`, `relu`, multiplication, a call of
-    `nn.Linear` and an in-place operation on a view do; addition, views, `clone()`
-    and dtype conversions do not. A backward pass raises "modified by
-    an inplace operation" when a tensor that an operation on its path
-    saved for a gradient it computes has been modified in place since,
-    through itself, a view or `detach()`: a write through `.data` is
-    not seen, and no error is raised. After a pass that raised so, the
-    next one raises with either message. For `torch.autograd.grad` and
-    `backward(inputs=...)`, "on its path" means between the output and
-    the inputs: an operation beyond the inputs is never run, so it
-    cannot raise. [Rule 9, checked](/rules.md#rule-9).
+    `nn.Linear` and an in-place operation on a view do; addition,
+    views, `clone()` and dtype conversions do not. A backward pass
+    raises "modified by an inplace operation" when a tensor that an
+    operation on its path saved for a gradient it computes has been
+    modified in place since, through itself, a view or `detach()`: a
+    write through `.data` is not seen, and no error is raised. After a
+    pass that raised so, the next one raises with either message. For
+    `torch.autograd.grad` and `backward(inputs=...)`, "on its path"
+    means between the output and the inputs: an operation beyond the
+    inputs is never run, so it cannot raise. [Rule 9,
+    checked](/rules.md#rule-9).
     --8<-- [end:rule-9]
 
     It speaks of:
