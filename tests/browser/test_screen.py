@@ -9,7 +9,8 @@ meant to produce them):
   fails on a snippet line that is too long, which is the snippet's to fix).
 - Output (what an example printed, a notebook's text output, a version note's diff) keeps the lines
   whose columns matter: each line of a traceback (its header and the indented lines under it: code
-  and ^^^^ markers; a `File ...` frame line has nothing aligned under it and may wrap) and of a table (aligned columns) is one line on the screen. Any other line (a
+  and ^^^^ markers; a `File ...` frame line has nothing aligned under it and may wrap) and of a table
+  (aligned columns) is one line on the screen. Any other line (a
   warning's or an error's message, a sentence) may wrap, and then its rest starts right of the line's
   own indentation, so it reads as the same printed line. The test tells those lines apart from the
   printed text by rules of its own (TABLE_OR_TRACEBACK), not from the page's markup.
@@ -58,9 +59,10 @@ function label(code) {
   return `code block ${index + 1} (${JSON.stringify(code.textContent.slice(0, 30))})`;
 }
 // The printed lines that must stay one screen line: a traceback's header and the indented lines under
-// it (but its `File "..."` frame lines), up to the exception's own line; two adjacent lines at the same indentation where a word after
-// two or more spaces in one starts at the column of a word of the other (a table's columns), and a
-// multi-line tensor's rows (a "[" under a "[" of the line above). A diff is read without its prefix.
+// it (but its `File "..."` frame lines), up to the exception's own line; two adjacent lines at the
+// same indentation where a word after two or more spaces in one starts at the column of a word of
+// the other (a table's columns), and a multi-line tensor's rows (a "[" under a "[" of the line
+// above). A diff is read without its prefix.
 function tableOrTraceback(texts) {
   const diff = texts.length > 1 && texts[0].startsWith("--- ") && texts[1].startsWith("+++ ");
   const lines = texts.map((t, i) => (diff && i > 1 ? t.slice(1) : t));
