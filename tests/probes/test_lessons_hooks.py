@@ -38,13 +38,13 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
 
 def test_register_hook_works_on_any_tensor_that_requires_grad_and_raises_otherwise():
     """Sentence: 'It can be registered on any tensor that requires grad, leaf or intermediate (on one that
-    does not, it raises ...), and runs when a gradient reaches that tensor (never, for a view taken under
-    `torch.no_grad()`'. Before: 'It works on any tensor that requires grad', which the no_grad view breaks
+    does not, it raises ...), and runs when a gradient reaches that tensor (never, for a slice of a leaf taken under
+    `torch.no_grad()`'. Before: 'It works on any tensor that requires grad', which the no_grad slice breaks
     (accepted, never run). Counter-cases: a view, a frozen parameter, an integer result."""
     assert_on_page(
         PAGE, "It can be registered on any tensor that requires grad, leaf or intermediate (on one that does not"
     )
-    assert_on_page(PAGE, "(never, for a view taken under `torch.no_grad()`")
+    assert_on_page(PAGE, "(never, for a slice of a leaf taken under `torch.no_grad()`")
     a = torch.ones(4, requires_grad=True)
     with torch.no_grad():
         view = a[:2]
