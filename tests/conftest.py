@@ -21,6 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
+def in_ci() -> bool:
+    """CI=true: a test whose tool (chromium, node) is missing fails instead of skipping."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
 def _torch_pin() -> str:
     """The torch version pyproject.toml pins ("torch==X"): the one place the README's upgrade steps change."""
     for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from fieldnotes.examples import Example
-from tests.conftest import ROOT
+from tests.conftest import ROOT, in_ci
 
 # Exact text torch prints -> the FAQ page that answers it (its URL in the built site), under a heading
 # that is that text, and the snippet on that page that makes torch print it.
@@ -215,7 +214,7 @@ def theme_search(site: Path, queries: list[str]) -> list[list[str]]:
     node = shutil.which("node")
     if node is None:
         missing = "node is not installed: the theme's search worker cannot run outside a browser"
-        if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
+        if in_ci():
             pytest.fail(f"CI=true and {missing} (.ci/run installs nodejs)", pytrace=False)
         pytest.skip(missing)
     run = subprocess.run(

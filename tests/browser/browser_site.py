@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tests.conftest import in_ci  # noqa: F401 - the browser tests import it here
 from tests.site_pages import built_pages, page_id, site_pages  # noqa: F401 - the browser tests import them here
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,10 +38,6 @@ BUDGET_MS = 90_000
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def chromium_missing() -> bool:
