@@ -16,6 +16,7 @@ Entries under any other name (the tests' runs of snippets as a reader runs them)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -95,9 +96,14 @@ class Store:
         return self.content_key(kind, (self.root / snippet).read_bytes())
 
     def content_key(self, kind: str, content: bytes) -> str:
+        return self.key(kind, content, self._helpers)
+
+    @functools.cached_property
+    def _helpers(self) -> bytes:
+        """Every helper a snippet could import, named, read once: a Store lasts one build or command,
+        while the keys of every example and diagram cover them."""
         helpers = sorted((self.root / SNIPPETS_DIR).rglob("_*.py"))
-        named = (h.relative_to(self.root).as_posix().encode() + h.read_bytes() for h in helpers)
-        return self.key(kind, content, *named)
+        return b"".join(h.relative_to(self.root).as_posix().encode() + h.read_bytes() for h in helpers)
 
     def load(self, key: str) -> dict | None:
         if not self.reuse:

@@ -51,6 +51,23 @@ def load_reports(root: Path) -> list[dict]:
     return sorted(loaded, key=lambda r: [int(p) if p.isdigit() else 0 for p in r["torch_version"].split(".")])
 
 
+class Verdicts:
+    """Each example's verdict under each report, worked out once: a build reads them beside every output
+    and twice more on the versions page, and each compares two outputs. Make one per build, since a
+    snippet or its recorded output may change between two (`mkdocs serve`)."""
+
+    def __init__(self, root: Path, reports: list[dict]) -> None:
+        self.root = root
+        self.reports = reports
+        self._found: dict[tuple[str, str], Verdict] = {}
+
+    def of(self, report: dict, snippet: str) -> Verdict:
+        key = (report["torch_version"], snippet)
+        if key not in self._found:
+            self._found[key] = verdict(self.root, report, snippet)
+        return self._found[key]
+
+
 def verdict(root: Path, report: dict, snippet: str) -> Verdict:
     torch = report["torch_version"]
     entry = report["examples"].get(snippet)
@@ -73,11 +90,11 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
     return Verdict(torch, drift.verdict, tuple(drift.changes), drift.diff)
 
 
-def note_html(root: Path, reports: list[dict], snippet: str, versions_url: str) -> str:
+def note_html(verdicts: Verdicts, snippet: str, versions_url: str) -> str:
     """Beside an example's output: each torch of a report under which it prints differently, with the diff."""
     notes = []
-    for report in reports:
-        found = verdict(root, report, snippet)
+    for report in verdicts.reports:
+        found = verdicts.of(report, snippet)
         if found.status in ("source-location", "behaviour"):
             # The link sits in the body: a link inside <summary> nests one control in another.
             notes.append(
@@ -89,13 +106,11 @@ def note_html(root: Path, reports: list[dict], snippet: str, versions_url: str) 
     return "".join(notes)
 
 
-def page_markdown(
-    root: Path, reports: list[dict], markdown: str, snippets_by_page: dict[str, list[str]], pinned: str
-) -> str:
+def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str, list[str]], pinned: str) -> str:
     """The versions page: the marker replaced by a summary per torch and a table of every example."""
     if MARKER not in markdown:
         return markdown
-    found = reports
+    root, found = verdicts.root, verdicts.reports
     pages_of: dict[str, list[str]] = {}
     for page, snippets in snippets_by_page.items():
         for snippet in dict.fromkeys(snippets):
@@ -105,7 +120,7 @@ def page_markdown(
     for report in found:
         counts: dict[str, int] = {}
         for snippet in examples:
-            status = verdict(root, report, snippet).status
+            status = verdicts.of(report, snippet).status
             counts[status] = counts.get(status, 0) + 1
         exercise = report.get("exercise")
         exercise_words = (
@@ -127,7 +142,7 @@ def page_markdown(
     rule = "| --- | --- | " + " | ".join("---" for _ in found) + " |"
     rows = [header, rule]
     for snippet in examples:
-        cells = [verdict(root, r, snippet).words for r in found]
+        cells = [verdicts.of(r, snippet).words for r in found]
         shown_on = ", ".join(f"[{page.removesuffix('.md')}]({page})" for page in pages_of.get(snippet, []))
         rows.append(f"| `{snippet}` | {shown_on} | " + " | ".join(cells) + " |")
     table = "\n".join(lines) + "\n\n" + "\n".join(rows) + "\n"

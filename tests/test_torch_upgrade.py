@@ -376,6 +376,28 @@ def test_the_site_lists_torch_2_14_1(built_site):
         assert "Under torch 2.14.1 this example prints differently" in lesson
 
 
+def test_a_verdict_is_worked_out_again_for_each_build(tmp_path):
+    """A build's verdicts are read from the files as they are at that build. Catches verdicts kept
+    beyond one build (a module-level or plugin-level memo): under `mkdocs serve`, re-recording an
+    output would leave its versions note and row as they were."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "a.py").write_text("print('a')\n")
+    (tmp_path / "snippets" / "a.out").write_text("a\n")
+    report = {
+        "torch_version": "9.9.9",
+        "examples": {
+            "snippets/a.py": {
+                "content_key": hashlib.sha256(b"print('a')\n").hexdigest(),
+                "exit_code": 0,
+                "output": "a\n",
+            }
+        },
+    }
+    assert versions.Verdicts(tmp_path, [report]).of(report, "snippets/a.py").status == "same"
+    (tmp_path / "snippets" / "a.out").write_text("A\n")  # re-recorded between two builds
+    assert versions.Verdicts(tmp_path, [report]).of(report, "snippets/a.py").status == "behaviour"
+
+
 def test_prose_names_only_the_pinned_torch():
     """Catches a sentence true of another torch than the one the site is built with (after an upgrade,
     faq/module-hooks.md's "On torch 2.13 ..." would be one): edit it, or drop the version."""

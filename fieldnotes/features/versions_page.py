@@ -13,17 +13,17 @@ from fieldnotes.build_state import Build
 class VersionsPage:
     def __init__(self, build: Build) -> None:
         self.build = build
-        self.reports = versions.load_reports(build.root)
-        """The committed reports (versions/*.json), read once per build."""
+        self.verdicts = versions.Verdicts(build.root, versions.load_reports(build.root))
+        """The committed reports (versions/*.json) and their verdicts, read once per build."""
 
     def on_page_markdown(self, markdown: str, page, files) -> str:
         if page.file.src_uri != versions.PAGE:
             return markdown
         by_page = {f.src_uri: snippets_of(f.content_string) for f in files.documentation_pages()}
         printed_by = self.build.printed_by.removeprefix("torch ")
-        return versions.page_markdown(self.build.root, self.reports, markdown, by_page, printed_by)
+        return versions.page_markdown(self.verdicts, markdown, by_page, printed_by)
 
     def note(self, snippet: str, page) -> str:
         """The HTML that follows the example's block on `page`: empty unless a report differs."""
         url = get_relative_url(versions.PAGE.removesuffix(".md") + "/", page.url)
-        return versions.note_html(self.build.root, self.reports, snippet, url)
+        return versions.note_html(self.verdicts, snippet, url)
