@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 
@@ -62,6 +63,18 @@ from fieldnotes.render.output_lines import mark_output_lines
 from fieldnotes.render.page_notebook import Diagrams
 from fieldnotes.torch_pin import require_pinned_torch
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.nav import Navigation
+    from mkdocs.structure.pages import Page
+
+    from fieldnotes.features.notebook_pages import NotebookPages
+    from fieldnotes.integrations.notebook_runs import NotebookRuns
+
 log = get_plugin_logger("fieldnotes")
 if integrations.tested("mkdocs-jupyter"):
     lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
@@ -81,14 +94,24 @@ def in_page_order(examples: list[Example], pages: list[str]) -> list[Example]:
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
-    dirty = False
-    scheduler: Scheduler | None = None  # none before on_config has made the build's
-    notebook_runs = None
+    def __init__(self) -> None:
+        super().__init__()
+        self.dirty = False
+        # This build's state, made afresh by each on_config (none before the first):
+        self.build: Build | None = None
+        self.scheduler: Scheduler | None = None
+        self.versions: VersionsPage | None = None
+        self.blocks: PageBlocks | None = None
+        self.downloads: Downloads | None = None
+        self.api_page: ApiIndexPage | None = None
+        self.links: LinkCheck | None = None
+        self.notebooks: NotebookPages | None = None
+        self.notebook_runs: NotebookRuns | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.dirty = dirty
 
-    def on_config(self, config):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if self.config.torch:
             require_pinned_torch(Path(config.config_file_path).parent)
         if not self.config.execute:
@@ -125,13 +148,13 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         fences.append(graph_fence.make_fence(build.store, self.scheduler, timeout, page, execute))
         return config
 
-    def on_pre_build(self, *, config) -> None:
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
         search = config.plugins.get(search_entries.SEARCH_PLUGIN)
         if search is not None and search.config.enabled and integrations.tested("mkdocs-material"):
             search_entries.reuse_entries(search, self.build.store)
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
-    def on_files(self, files, *, config):
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         sources = [page.content_string for page in files.documentation_pages()]
         if self.config.execute:  # the diagrams first: the pages' notebooks, made below, wait for them
             graph_fence.start(self.build.store, self.scheduler, self.config.timeout, sources)
@@ -153,12 +176,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.downloads.on_files(files, config, examples)
         return files
 
-    def on_nav(self, nav, *, config, files):
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
         if self.api_page is not None:
             self.api_page.on_nav(nav)
         return nav
 
-    def on_page_markdown(self, markdown, *, page, config, files):
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         self.build.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         markdown = self.blocks.on_page_markdown(markdown, page)
         markdown = self.downloads.on_page_markdown(markdown, page)
@@ -168,7 +191,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             markdown = self.api_page.on_page_markdown(markdown, page)
         return markdown
 
-    def on_page_content(self, html, *, page, config, files):
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         html = self.blocks.on_page_content(html, page)
         if self.links is not None:
             self.links.on_page_content(page, config)
@@ -179,11 +202,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             html = self.api_page.on_page_content(html, page)
         return mark_output_lines(html)
 
-    def on_post_page(self, output, *, page, config):
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         return strip_indentation(output)
 
     @event_priority(-100)  # after every other plugin has written its files
-    def on_post_build(self, *, config) -> None:
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._stop()
         if self.links is not None:
             self.links.on_post_build(config)
@@ -192,7 +215,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             for path in build.store.evict_unused(build.started):
                 log.debug(f"evicted {path.name}: this full build did not use it")
 
-    def on_build_error(self, *, error) -> None:
+    def on_build_error(self, *, error: Exception) -> None:
         self._stop()
 
     def _stop(self) -> None:
@@ -201,7 +224,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if self.notebook_runs is not None:
             self.notebook_runs.close()
 
-    def on_serve(self, server, *, config, builder):
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.
         server.watch(str(self.build.root / SNIPPETS_DIR))
         return server
