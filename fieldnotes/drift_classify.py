@@ -22,7 +22,7 @@ _GRAD_FN = re.compile(r"grad_fn=<(\w+)>")
 _WARNING = re.compile(r"\b\w*Warning: ")
 
 
-def content_key(root: Path, snippet: str) -> str:
+def snippet_digest(root: Path, snippet: str) -> str:
     """The digest of what an example runs: its file and the helpers beside it (`_*.py`)."""
     path = root / snippet
     digest = hashlib.sha256(path.read_bytes())

@@ -16,9 +16,9 @@ locations (`(Triggered internally at .../TensorBody.h:493.)`), which say nothing
 `behaviour` otherwise, with what changed: a message, a number, a `grad_fn` name, a warning added or
 gone, an exception raised or gone.
 
-The JSON keeps, for each example, the digest of its code (`content_key`) and what it printed, so the
-site's versions page (fieldnotes.versions) compares it with the recorded output at build time, and
-says "not run under X since it changed" for an example whose code changed since.
+The JSON keeps, for each example, the digest of its code (`snippet_digest`, under the key `content_key`)
+and what it printed, so the site's versions page (fieldnotes.versions) compares it with the recorded
+output at build time, and says "not run under X since it changed" for an example whose code changed since.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fieldnotes.drift_classify import EXERCISE, compare, content_key, report_json, report_text
+from fieldnotes.drift_classify import EXERCISE, compare, report_json, report_text, snippet_digest
 from fieldnotes.drift_env import ENVS_DIR, ensure_environment, environment_dir
 
 EXERCISE_TIMEOUT = 300.0
@@ -62,7 +62,7 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
             run = {"output": done.output, "exit_code": done.exit_code}
         except runner.SnippetTimeout as timeout:
             run = {"output": f"{timeout}\n{timeout.partial_output}", "exit_code": -1, "timed_out": True}
-        runs[example.snippet] = {**run, "content_key": content_key(root, example.snippet)}
+        runs[example.snippet] = {**run, "content_key": snippet_digest(root, example.snippet)}
     collected = {
         "torch": torch.__version__,
         "torch_version": importlib.metadata.version("torch"),
@@ -97,7 +97,7 @@ def run_exercise(root: Path, python: str) -> dict:
         "output": output,
         "exit_code": done.returncode,
         "torch": version,
-        "content_key": content_key(root, EXERCISE),
+        "content_key": snippet_digest(root, EXERCISE),
     }
 
 

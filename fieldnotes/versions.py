@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes.drift_classify import EXERCISE, classify, content_key
+from fieldnotes.drift_classify import EXERCISE, classify, snippet_digest
 from fieldnotes.examples import project_examples
 
 REPORTS_DIR = "versions"
@@ -73,7 +73,7 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
     entry = report["examples"].get(snippet)
     if entry is None:
         return Verdict(torch, "not run")
-    if entry["content_key"] != content_key(root, snippet):
+    if entry["content_key"] != snippet_digest(root, snippet):
         return Verdict(torch, "changed")
     recorded_path = root / Path(snippet).with_suffix(".out")
     if not recorded_path.exists():
@@ -151,7 +151,7 @@ def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str,
 
 def _exercise_words(root: Path, report: dict) -> str:
     exercise = report["exercise"]
-    if exercise["content_key"] != content_key(root, EXERCISE):
+    if exercise["content_key"] != snippet_digest(root, EXERCISE):
         return f"not run under torch {report['torch_version']} since it changed"
     if exercise["verdict"] == "same":
         return "prints the same"
