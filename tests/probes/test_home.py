@@ -22,7 +22,9 @@ def test_a_leaf_is_a_tensor_with_no_recorded_operation():
     """Sentence: 'A **leaf** is a tensor that autograd holds no recorded operation for (its `grad_fn` is
     `None`), such as a weight you created.' Counter-cases: results of operations autograd did not record
     (on data, under no_grad(), detach()) are leaves too; every result it recorded is not."""
-    assert_on_page(PAGE, "A **leaf** is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)")
+    assert_on_page(
+        PAGE, "A **leaf** is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)"
+    )
     w = torch.ones(2, requires_grad=True)
     with torch.no_grad():
         unrecorded_from_w = w * 2
@@ -66,7 +68,10 @@ def test_a_weight_scaled_or_moved_to_another_device_is_an_intermediate():
     """Sentence: 'A weight tensor scaled, or copied to another device with `tensor.to()`, after it was
     created, while autograd records, is an intermediate'. Counter-cases: an nn.Parameter, the meta device
     (this machine has no GPU), `.to(device, dtype)` together."""
-    assert_on_page(PAGE, "copied to another device with `tensor.to()`, after it was created, while autograd records, is an intermediate")
+    assert_on_page(
+        PAGE,
+        "copied to another device with `tensor.to()`, after it was created, while autograd records, is an intermediate",
+    )
     for weight in (torch.ones(2, requires_grad=True), nn.Parameter(torch.ones(2))):
         for moved in (weight * 0.5, weight.to("meta"), weight.to("meta", torch.float64)):
             assert not moved.is_leaf and moved.grad_fn is not None

@@ -17,9 +17,8 @@ OPTIMIZERS = [
 
 
 def assert_in_snippet(snippet: str, words: str) -> None:
-    text = " ".join(
-        line.strip().removeprefix("# ") for line in (ROOT / "snippets" / snippet).read_text(encoding="utf-8").splitlines()
-    )
+    lines = (ROOT / "snippets" / snippet).read_text(encoding="utf-8").splitlines()
+    text = " ".join(line.strip().removeprefix("# ") for line in lines)
     assert " ".join(words.split()) in text, f"snippets/{snippet} no longer says {words!r}: try the new words"
 
 
