@@ -74,3 +74,28 @@ def test_with_hook_guards_a_removed_hook_no_longer_fires(dynamo):
     handle.remove()
     compiled(x).sum().backward()
     assert fired == ["hook"]
+
+
+class StoresAct(Net):
+    def forward(self, x):
+        h = self.l1(x).relu()
+        self.act = h  # kept to read its gradient, as in the page's example
+        return self.l2(h)
+
+
+def test_a_stored_tensor_gets_only_the_gradient_of_its_uses_outside(dynamo):
+    """Sentence: 'The stored tensor is an extra output of the compiled graph ..., while `l2` used the
+    activation inside the graph; nothing downstream uses that extra output, so no gradient ever reaches
+    it.' Counter-case: something downstream does use it (the loss adds `net.act.sum()`): a gradient
+    reaches it then, but only that use's (all ones), not the gradient through `l2` that eager mode adds."""
+    assert_on_page(PAGE, "nothing downstream uses that extra output, so no gradient ever reaches it")
+    torch.manual_seed(0)
+    net, x = StoresAct(), torch.randn(3, 4)
+    out = torch.compile(net, backend="aot_eager")(x)
+    net.act.retain_grad()
+    (out.sum() + net.act.sum()).backward()
+    assert torch.equal(net.act.grad, torch.ones(3, 8))
+    h = net.l1(x).relu()
+    h.retain_grad()
+    (net.l2(h).sum() + h.sum()).backward()
+    assert not torch.equal(h.grad, torch.ones(3, 8))
