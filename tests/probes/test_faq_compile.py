@@ -1,0 +1,101 @@
+"""Probes of the general sentences on docs/faq/compile.md. Compiling is slow, so these are few, with the
+page's backend ("aot_eager"). Counter-cases: hooks registered after `torch.compile()` but before its first
+call (the page says "before the first compiled call"), a hook removed while the hook guards are on."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+
+from tests.probes._sentence import assert_on_page
+
+PAGE = "faq/compile.md"
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(4, 8), nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.l2(self.l1(x).relu())
+
+
+@pytest.fixture
+def dynamo():
+    """A fresh compile cache, and the hook-guard setting restored afterwards."""
+    import torch._dynamo
+
+    skip = torch._dynamo.config.skip_nnmodule_hook_guards
+    torch.compiler.reset()
+    yield torch._dynamo.config
+    torch._dynamo.config.skip_nnmodule_hook_guards = skip
+    torch.compiler.reset()
+
+
+def test_the_default_backend_is_inductor():
+    """Sentence: 'the same graph capture (Dynamo) and the same forward/backward split (AOTAutograd) as the
+    default backend, `"inductor"`'. Counter-case: torch.compile's signature says `backend=None`; what None
+    stands for is torch._dynamo's default backend."""
+    assert_on_page(PAGE, 'as the default backend, `"inductor"`')
+    from torch._dynamo.backends.registry import get_default_backend
+
+    assert get_default_backend() == "inductor"
+
+
+def test_hooks_registered_before_the_first_compiled_call_fire(dynamo):
+    """Sentence: 'Register module hooks before the first compiled call.' Counter-case: a forward and a full
+    backward hook on a submodule registered after `torch.compile(net)` but before its first call (not
+    before `torch.compile`): both fire, with the default hook guards."""
+    assert_on_page(PAGE, "Register module hooks before the first compiled call.")
+    assert dynamo.skip_nnmodule_hook_guards
+    net = Net()
+    compiled = torch.compile(net, backend="aot_eager")
+    fired = []
+    net.l2.register_forward_hook(lambda *args: fired.append("forward"))
+    net.l2.register_full_backward_hook(lambda *args: fired.append("backward"))
+    compiled(torch.randn(3, 4)).sum().backward()
+    assert fired == ["forward", "backward"]
+
+
+def test_with_hook_guards_a_removed_hook_no_longer_fires(dynamo):
+    """Sentence: '`torch.compile` then checks the hooks and recompiles when they change.' Counter-case: the
+    change is a removal (the page shows additions): after `handle.remove()`, the next compiled call does
+    not run the hook."""
+    assert_on_page(PAGE, "`torch.compile` then checks the hooks and recompiles when they change.")
+    dynamo.skip_nnmodule_hook_guards = False
+    net = Net()
+    fired = []
+    handle = net.l2.register_forward_hook(lambda *args: fired.append("hook"))
+    compiled = torch.compile(net, backend="aot_eager")
+    x = torch.randn(3, 4)
+    compiled(x).sum().backward()
+    handle.remove()
+    compiled(x).sum().backward()
+    assert fired == ["hook"]
+
+
+class StoresAct(Net):
+    def forward(self, x):
+        h = self.l1(x).relu()
+        self.act = h  # kept to read its gradient, as in the page's example
+        return self.l2(h)
+
+
+def test_a_stored_tensor_gets_only_the_gradient_of_its_uses_outside(dynamo):
+    """Sentence: 'The stored tensor is an extra output of the compiled graph ..., while `l2` used the
+    activation inside the graph; nothing downstream uses that extra output, so no gradient ever reaches
+    it.' Counter-case: something downstream does use it (the loss adds `net.act.sum()`): a gradient
+    reaches it then, but only that use's (all ones), not the gradient through `l2` that eager mode adds."""
+    assert_on_page(PAGE, "nothing downstream uses that extra output, so no gradient ever reaches it")
+    torch.manual_seed(0)
+    net, x = StoresAct(), torch.randn(3, 4)
+    out = torch.compile(net, backend="aot_eager")(x)
+    net.act.retain_grad()
+    (out.sum() + net.act.sum()).backward()
+    assert torch.equal(net.act.grad, torch.ones(3, 8))
+    h = net.l1(x).relu()
+    h.retain_grad()
+    (net.l2(h).sum() + h.sum()).backward()
+    assert not torch.equal(h.grad, torch.ones(3, 8))
