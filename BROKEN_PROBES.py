@@ -146,38 +146,6 @@ def probe_hooks_added_after_torch_compile_before_its_first_call_run():
 # ---------------------------------------------------------------------------------------------- home, FAQ index
 
 
-def probe_to_on_the_same_device_and_dtype_returns_the_leaf():
-    """index.md, reading order item 1. Sentence: 'the everyday operations (`.to()`, `.view()`, `* 0.01`)
-    that hand you a non-leaf instead of your weight'. Counter-case: `.to()` to the device and dtype the
-    weight already has (the usual `w.to(device)` run on a CPU machine). torch: returns `w` itself, a leaf.
-    Proposed: 'the everyday operations (`.to()` to another device or dtype, `.view()`, `* 0.01`) that hand
-    you a non-leaf instead of your weight'. (leaf-vs-intermediate.md's description says the same words.)"""
-    assert on_page("index.md", "the everyday operations (`.to()`, `.view()`, `* 0.01`) that hand you a non-leaf")
-    w = torch.ones(2, requires_grad=True)
-    assert w.to("cpu") is w and w.to(torch.float32) is w and w.to("cpu").is_leaf
-    assert not w.to(torch.float64).is_leaf and not w.to("meta").is_leaf
-
-
-def probe_backward_on_a_one_element_non_scalar_works():
-    """faq/index.md, 'Answered in the lessons'. Sentence: '`grad can be implicitly created only for scalar
-    outputs` (`backward()` on a non-scalar output)'. Counter-case: an output of shape (1,) or (1, 1), not a
-    scalar, but one number. torch: backward() runs, x.grad = tensor([2.]); only more than one element
-    raises. Proposed: '(`backward()` without `gradient=` on an output of more than one element)'. (The
-    lesson's heading '`backward()` on a non-scalar output' and the comment in grad_none/non_scalar.py
-    have the same gap; the lesson's text, 'a tensor of several numbers', is right.)"""
-    assert on_page("faq/index.md", "(`backward()` on a non-scalar output)")
-    for shape in ((1,), (1, 1)):
-        x = torch.ones(shape, requires_grad=True)
-        (x * 2).backward()
-        assert x.dim() > 0 and torch.equal(x.grad, torch.full(shape, 2.0))
-    try:
-        (torch.ones(2, requires_grad=True) * 2).backward()
-    except RuntimeError as error:
-        assert "only for scalar outputs" in str(error)
-    else:
-        raise AssertionError("a two-element output ran backward() without gradient=")
-
-
 # ---------------------------------------------------------------------------------------------- exercise
 
 
@@ -229,21 +197,6 @@ def probe_linspace_midpoint_is_negative():
 
 
 # ---------------------------------------------------------------------------------------------- versions
-
-
-def probe_the_exercises_outputs_are_not_recorded():
-    """versions.md, first sentence. Sentence: 'Every output on this site was printed by torch 2.13.0+cpu,
-    the torch the site is built with, and recorded beside its example'. Counter-case: the exercise's
-    outputs (the tables and `holds:` lines on its page): printed by the build's own run, recorded nowhere
-    (the same page says so: 'The exercise has no recorded output'). Proposed: 'Every example's output on
-    this site was printed by torch {{ pinned_torch }}, the torch the site is built with, and recorded
-    beside the example (...); the exercise is executed by the build itself (below).'"""
-    from tests.conftest import ROOT
-
-    assert on_page("versions.md", "Every output on this site was printed by torch {{ pinned_torch }}")
-    assert on_page("versions.md", "The exercise has no recorded output")
-    exercise = ROOT / "docs" / "exercise"
-    assert not list(exercise.glob("*.out")) and not list((ROOT / "snippets").rglob("vanishing*"))
 
 
 PROBES = [value for name, value in dict(globals()).items() if name.startswith("probe_")]

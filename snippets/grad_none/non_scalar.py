@@ -10,5 +10,5 @@ print("with gradient=ones:", x.grad)
 
 x.grad = None
 y = x * x
-# no gradient= for a non-scalar output
+# no gradient=, and y has more than one element
 y.backward()

@@ -186,3 +186,16 @@ def test_the_backward_hook_function_error_comes_with_an_inplace_relu():
         model(torch.randn(2, 3, requires_grad=True)).sum().backward()
     with pytest.raises(RuntimeError, match="Output 0 of BackwardHookFunction is a view"):
         _inplace_relu_after_full_hook()
+
+
+def test_backward_needs_gradient_only_on_more_than_one_element():
+    """Sentence: '(`backward()` without `gradient=` on an output of more than one element)'. Counter-case:
+    outputs of shape (1,) and (1, 1), which are not scalars but hold one number: `backward()` runs (the
+    words said "a non-scalar output" before); two elements raise the quoted error."""
+    assert_on_page(PAGE, "(`backward()` without `gradient=` on an output of more than one element)")
+    for shape in ((1,), (1, 1)):
+        x = torch.ones(shape, requires_grad=True)
+        (x * 2).backward()
+        assert x.dim() > 0 and torch.equal(x.grad, torch.full(shape, 2.0))
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (torch.ones(2, requires_grad=True) * 2).backward()
