@@ -2,14 +2,10 @@ import torch
 from torch import float64
 
 w = torch.randn(2, 2, requires_grad=True)
-
 made = {
-    "w.to(float64)": w.to(float64),
-    "w.view(4)": w.view(4),
-    "w.reshape(4)": w.reshape(4),
-    "w[:1]": w[:1],
-    "w * 0.01": w * 0.01,
-    'w.to("cpu")': w.to("cpu"),
+    "w.to(float64)": w.to(float64), "w.view(4)": w.view(4),
+    "w.reshape(4)": w.reshape(4), "w[:1]": w[:1],
+    "w * 0.01": w * 0.01, 'w.to("cpu")': w.to("cpu"),
 }
 print("code           is_leaf  grad_fn")
 for code, t in made.items():
