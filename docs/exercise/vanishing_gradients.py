@@ -188,19 +188,17 @@ def plot_layers(ax, means, depth, activations, markers=True):
 # %% [markdown]
 # ## ReLU and Sigmoid, one seed
 #
-# The same seed, so the same weights and the same batch; only the activation changes. The table lists
-# the parameters in the order their hooks fired.
+# The same seed, so the same weights and the same batch; only the activation changes. A table per
+# activation lists the parameters in the order their hooks fired.
 
 # %%
 relu_stats, relu_model, x = one_batch(3, nn.ReLU, seed=0)
 sigmoid_stats, sigmoid_model, sigmoid_x = one_batch(3, nn.Sigmoid, seed=0)
 
-print("hook order  parameter      ReLU mean|g|  std(g)",
-      " Sigmoid mean|g|  std(g)")
-for order, name in enumerate(relu_stats, start=1):
-    (r_mean, r_std), (s_mean, s_std) = relu_stats[name], sigmoid_stats[name]
-    print(f"{order:>10}  {name:<14}{r_mean:>12.5f}{r_std:>8.5f}"
-          f"{s_mean:>17.5f}{s_std:>8.5f}")
+for act, stats in (("ReLU", relu_stats), ("Sigmoid", sigmoid_stats)):
+    print(f"{act:<18}mean|g|   std(g)")
+    for order, (name, (mean, std)) in enumerate(stats.items(), 1):
+        print(f"{order} {name:<14}{mean:>9.5f}{std:>9.5f}")
 print("Sigmoid's hooks fired in the same order:",
       list(sigmoid_stats) == list(relu_stats))
 
@@ -226,10 +224,10 @@ with torch.no_grad():
 # %% [markdown]
 # What to read in it:
 #
-# - **The hooks fire in backward order, last layer first.** The `hook order` column starts with
-#   `linear3` and ends with `linear1`: a parameter's hook fires when the backward pass reaches that
-#   parameter, and the backward pass starts at the loss. Print in firing order and the table reads
-#   upside down compared with the model.
+# - **The hooks fire in backward order, last layer first.** Numbered in firing order, each table
+#   starts with `linear3` and ends with `linear1`: a parameter's hook fires when the backward pass
+#   reaches that parameter, and the backward pass starts at the loss. Print in firing order and the
+#   table reads upside down compared with the model.
 # - **With Sigmoid the first layer's gradient is far smaller**: see the `linear1.weight, Sigmoid /
 #   ReLU` line. That is the vanishing gradient.
 # - **But the last layer's gradient is *larger* with Sigmoid** (the `linear3.weight` line), which
@@ -303,9 +301,9 @@ show(fig, "Mean absolute gradient of each layer's weight in a 3-layer MLP, "
 # *dead*: if every unit of some hidden layer outputs 0 for the whole batch, no gradient passes that
 # layer and the weights before it get an exactly zero gradient. The ratio is then 0 (a hidden layer
 # before the last is dead: the first layer's weight gets no gradient) or undefined, 0/0 (the last
-# hidden layer is dead, so the last layer's weight gets none either). So the table counts such seeds
-# (column `dead`: seeds with an exactly-zero weight gradient) instead of hiding them, and takes the
-# median over the seeds whose ratio is defined (column `defined`).
+# hidden layer is dead, so the last layer's weight gets none either). So the table takes the median
+# over the seeds whose ratio is defined (column `n`: how many), and lists the seeds with an
+# exactly-zero weight gradient under it instead of hiding them.
 
 # %%
 def first_last_ratio(means):
@@ -317,21 +315,22 @@ def first_last_ratio(means):
 
 
 def summary(ratios):
-    """Median and interquartile range over the seeds with a defined ratio."""
+    """Median, interquartile range and count of the defined ratios."""
     defined = ratios[~np.isnan(ratios)]
     q1, median, q3 = np.percentile(defined, [25, 50, 75])
     return (f"{median:8.2g}  [{q1:7.2g}, {q3:7.2g}]"
-            f"{f'{len(defined)}/{len(ratios)}':>9}")
+            f"{len(defined):>4}")
 
 
 ratios = {key: first_last_ratio(m) for key, m in means.items()}
 
-print("first / last layer mean|g| over seeds 0-19")
-print("depth  activation  median  [interquartile]  defined  dead")
-for (depth, act), m in means.items():
-    dead = [s for s, row in zip(SEEDS, m, strict=True) if (row == 0).any()]
-    print(f"{depth:>5}  {act:<10}{summary(ratios[depth, act])}"
-          f"{len(dead):>6} {dead if dead else ''}")
+print("first / last layer mean|g|, seeds 0-19:")
+print("median, [interquartile range], and the")
+print("number of seeds with a defined ratio")
+for depth in DEPTHS:
+    print(f"depth {depth:<2}  median  [interquartile]      n")
+    for act in ACTIVATIONS:
+        print(f"{act:<8}{summary(ratios[depth, act])}")
 print()
 for (depth, act), m in means.items():
     for seed, row in zip(SEEDS, m, strict=True):
@@ -360,10 +359,11 @@ def sigmoid_below_relu(depth):
     return int((sigmoid[defined] < relu[defined]).sum()), int(defined.sum())
 
 
+print("seeds with Sigmoid's ratio < ReLU's,")
+print("of those with a defined ReLU ratio:")
 for depth in DEPTHS:
     below, defined = sigmoid_below_relu(depth)
-    print(f"depth {depth:>2}: Sigmoid's ratio < ReLU's in {below} of",
-          f"{defined} seeds with a defined ReLU ratio")
+    print(f"depth {depth:>2}: {below} of {defined}")
 check("at every depth, Sigmoid < ReLU in every seed with a defined "
       "ReLU ratio",
       all(b == d for b, d in map(sigmoid_below_relu, DEPTHS)))
@@ -438,12 +438,12 @@ check("at depth 10, ReLU's, Tanh's and GELU's median ratios are below 0.01",
 # %%
 z = torch.linspace(-6, 6, 61, requires_grad=True)
 derivatives = {}
+print("largest derivative on [-6, 6]")
 for act, cls in ACTIVATIONS.items():
     z.grad = None
     cls()(z).sum().backward()
     derivatives[act] = z.grad.clone()
-    print(f"{act:<8} largest derivative on [-6, 6]:",
-          f"{derivatives[act].max():.4f}")
+    print(f"{act:<8} {derivatives[act].max():.4f}")
 
 fig, ax = plt.subplots(figsize=(5, 2.8))
 for act, d in derivatives.items():
@@ -578,13 +578,13 @@ def above(change, act, level):
     return all(ratio(change, d, act) > level for d in DEPTHS)
 
 
-rows = ["median first/last ratio over seeds 0-19",
-        "change     act      "
-        + "".join(f"{f'depth {d}':>10}" for d in DEPTHS)]
-for change in ("none", *CHANGES):
-    for act in ("ReLU", "Sigmoid"):
+rows = ["median first/last ratio over seeds 0-19"]
+for act in ("ReLU", "Sigmoid"):
+    heads = (f"{f'depth {d}':>10}" for d in DEPTHS)
+    rows.append(f"{act:<10}" + "".join(heads))
+    for change in ("none", *CHANGES):
         cells = (f"{ratio(change, d, act):>10.2g}" for d in DEPTHS)
-        rows.append(f"{change:<11}{act:<9}" + "".join(cells))
+        rows.append(f"{change:<10}" + "".join(cells))
 undefined = sum(int(np.isnan(r).sum()) for r in changed_ratios.values())
 rows.append(f"undefined ratios with a change: {undefined}")
 rows.append("")
@@ -644,8 +644,8 @@ class Answer:
 display(Answer("Answer: what the three changes do", "\n".join(rows), """
 <p><strong>Initialisation</strong> matters a lot for ReLU: with He init its
 median ratio stays above 0.1 at 3, 6 and 10 layers (the
-<code>init ReLU</code> row), where the default init let it fall over
-100-fold. PyTorch's default
+<code>init</code> row under ReLU), where the default init let it
+fall over 100-fold. PyTorch's default
 <code>Linear</code> init draws smaller weights (the <code>var(weight) *
 fan_in</code> line) than the 2/fan_in that keeps a ReLU signal's size from
 layer to layer. For Sigmoid, Xavier init raises the ratio at every depth, but

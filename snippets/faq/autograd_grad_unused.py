@@ -8,4 +8,5 @@ features = encoder(x)
 # detach() cut the loss off from `features`
 loss = head(features.detach()).pow(2).mean()
 
-torch.autograd.grad(loss, [head.weight, features])
+inputs = [head.weight, features]
+torch.autograd.grad(loss, inputs)

@@ -5,4 +5,4 @@ model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 model[0].requires_grad_(False)
 
 for p in model.parameters():
-    p.register_hook(lambda grad: print(grad.shape))
+    p.register_hook(print)

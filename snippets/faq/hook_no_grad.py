@@ -7,4 +7,4 @@ model = nn.Linear(4, 2)
 with torch.no_grad():
     out = model(torch.randn(3, 4))
 print("out.requires_grad:", out.requires_grad)
-out.register_hook(lambda grad: print(grad))
+out.register_hook(print)

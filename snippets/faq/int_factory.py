@@ -1,4 +1,5 @@
-import torch
+from torch import tensor
 
 # class labels are integers
-labels = torch.tensor([0, 2, 1], requires_grad=True)
+ids = [0, 2, 1]
+y = tensor(ids, requires_grad=True)

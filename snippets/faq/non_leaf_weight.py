@@ -4,13 +4,17 @@ torch.manual_seed(0)
 # stands in for "cuda": this build machine has no GPU
 device = "meta"
 
+
+def show(label, w):
+    print(f"{label:11}  {w.is_leaf!s:7}  {w.grad_fn.name()}")
+
+
+print(f"{'w after':11}  is_leaf  grad_fn")
 w = torch.randn(3, requires_grad=True).to(device)
-print("after .to(device):", "is_leaf =", w.is_leaf,
-      " grad_fn =", w.grad_fn.name())
+show(".to(device)", w)
 
 w = torch.randn(3, requires_grad=True) * 0.01
-print("after * 0.01:     ", "is_leaf =", w.is_leaf,
-      " grad_fn =", w.grad_fn.name())
+show("* 0.01", w)
 
 loss = (w ** 2).sum()
 loss.backward()

@@ -7,4 +7,4 @@ print("a leaf: accepted")
 
 # not a leaf
 w = torch.randn(3, requires_grad=True) * 0.01
-optimizer = torch.optim.SGD([w], lr=0.1)
+opt = torch.optim.SGD([w], lr=0.1)

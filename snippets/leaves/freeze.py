@@ -11,10 +11,12 @@ optimizer = torch.optim.SGD(trained, lr=0.1)
 
 loss = model(torch.randn(16, 4)).pow(2).mean()
 loss.backward()
+# the grad column: None, or the gradient's shape
+print("name      is_leaf  requires_grad  grad")
 for name, p in model.named_parameters():
-    print(f"{name:8} is_leaf={p.is_leaf} "
-          f"requires_grad={p.requires_grad!s:5} "
-          f"grad is None: {p.grad is None}")
+    grad = None if p.grad is None else tuple(p.grad.shape)
+    flags = f"{p.is_leaf!s:7}  {p.requires_grad!s:13}"
+    print(f"{name:8}  {flags}  {grad}")
 groups = optimizer.param_groups
 n = sum(p.numel() for g in groups for p in g["params"])
 print("optimizer updates", n, "numbers")

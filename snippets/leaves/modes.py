@@ -6,10 +6,10 @@ x = torch.randn(2, 3)
 
 
 def show(label, out):
-    print(f"{label:18} is_leaf={out.is_leaf!s:5} "
-          f"requires_grad={out.requires_grad}")
+    print(f"{label:16}  {out.is_leaf!s:7}  {out.requires_grad}")
 
 
+print(f"{'output of':16}  is_leaf  requires_grad")
 show("normal", model(x))
 # changes dropout and batch norm, not autograd
 model.eval()

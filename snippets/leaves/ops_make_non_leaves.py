@@ -1,16 +1,14 @@
 import torch
+from torch import float64
 
-w = torch.randn(4, requires_grad=True)
-
+w = torch.randn(2, 2, requires_grad=True)
 made = {
-    "w.to(torch.float64)": w.to(torch.float64),
-    "w.view(2, 2)": w.view(2, 2),
-    "w.reshape(2, 2)": w.reshape(2, 2),
-    "w[:2]": w[:2],
-    "w * 0.01": w * 0.01,
-    'w.to("cpu")': w.to("cpu"),
+    "w.to(float64)": w.to(float64), "w.view(4)": w.view(4),
+    "w.reshape(4)": w.reshape(4), "w[:1]": w[:1],
+    "w * 0.01": w * 0.01, 'w.to("cpu")': w.to("cpu"),
 }
+print("code           is_leaf  grad_fn")
 for code, t in made.items():
     fn = t.grad_fn.name() if t.grad_fn is not None else None
-    print(f"{code:19}  is_leaf={t.is_leaf!s:5}  {fn!s:15}"
-          f"  is w: {t is w}")
+    print(f"{code:13}  {t.is_leaf!s:7}  {fn}")
+print('w.to("cpu") is w:', made['w.to("cpu")'] is w)

@@ -5,10 +5,16 @@ b = a * 3
 b.retain_grad()
 c = b + 1
 
+
+def show(label):
+    print(f"{label:14}  {a.grad!s:10}  {b.grad!s}")
+
+
+print(f"{'after':14}  a.grad      b.grad")
 c.backward(retain_graph=True)
-print("after 1st backward: a.grad =", a.grad, " b.grad =", b.grad)
+show("1st backward()")
 c.backward()
-print("after 2nd backward: a.grad =", a.grad, " b.grad =", b.grad)
+show("2nd backward()")
 
 # what optimizer.zero_grad() does to each parameter it holds
 a.grad = None
@@ -16,4 +22,4 @@ a.grad = None
 b = a * 3
 b.retain_grad()
 (b + 1).backward()
-print("after a reset:      a.grad =", a.grad, " b.grad =", b.grad)
+show("a reset")

@@ -155,15 +155,18 @@ def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
 
 
 def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
-    """Sentence: '`.view(2, 2)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own
+    """Sentence: '`.view(4)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own
     [...], and so does arithmetic'. Before: '`.view()`', which `w.view(torch.int32)` breaks (a leaf).
     Counter-cases: `w[:]`, a reshape that must copy, and arithmetic with no derivative (`w // 2`, whose
     grad_fn raises only when backward reaches it)."""
-    assert_on_page(PAGE, "`.view(2, 2)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own")
+    assert_on_page(PAGE, "`.view(4)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own")
     w = torch.randn(4, requires_grad=True)
     transposed = torch.randn(2, 3, requires_grad=True).t()
-    for t in (w.view(2, 2), w.reshape(2, 2), w[:2], w[:], transposed.reshape(6), w * 0.01, w % 1.0, w // 2):
+    square = torch.randn(2, 2, requires_grad=True)  # the page's example: a 2 x 2 leaf viewed flat
+    for t in (square.view(4), w.view(2, 2), w.reshape(2, 2), w[:2], w[:], transposed.reshape(6), w * 0.01):
         assert t.grad_fn is not None and t.grad_fn is not w.grad_fn
+    for t in (w % 1.0, w // 2):
+        assert t.grad_fn is not None
     assert w.view(torch.int32).grad_fn is None
 
 
