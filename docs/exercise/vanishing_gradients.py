@@ -232,9 +232,9 @@ with torch.no_grad():
 #   ReLU` line. That is the vanishing gradient.
 # - **But the last layer's gradient is *larger* with Sigmoid** (the `linear3.weight` line), which
 #   surprises many people. The gradient of a weight is the gradient arriving at the layer's output
-#   times the layer's input, and the input of `linear3` is the last activation's output: Sigmoid
-#   outputs are all positive, around 0.5, while ReLU sets every negative pre-activation to exactly 0
-#   (the `input to linear3` lines). So comparing one layer across the two activations says little.
+#   times the layer's input, and the input of `linear3` is the last activation's output: here
+#   Sigmoid's outputs are all positive, around 0.5, while ReLU sets every negative pre-activation to
+#   exactly 0 (the `input to linear3` lines). So comparing one layer across the two activations says little.
 # - **The signal is the ratio first layer / last layer** within one network: how much of the
 #   gradient that reaches the last layer is left by the time the backward pass arrives at the first.
 #   The `first / last layer` line shows it; the rest of this page uses that ratio.
@@ -459,7 +459,7 @@ show(fig, "Derivatives of ReLU, Sigmoid, Tanh and GELU for inputs from -6 "
      "to 6. Sigmoid's peaks at 0.25; the largest values are printed above.")
 
 # %% [markdown]
-# Sigmoid's derivative σ(z)(1 − σ(z)) peaks at 0.25, at z = 0, and is smaller everywhere else, so
+# Sigmoid's derivative σ(z)(1 − σ(z)) is at most 0.25, its value at z = 0, so
 # every Sigmoid layer scales the gradient down by a factor of at least 4 (before the weights), and
 # a 10-layer network has 9 such layers. ReLU's derivative is exactly 1 for every positive input
 # (and 0 for negative ones), Tanh's peaks at 1 and GELU's slightly above 1: those activations can
@@ -468,7 +468,8 @@ show(fig, "Derivatives of ReLU, Sigmoid, Tanh and GELU for inputs from -6 "
 
 # %% tags=["fold"]
 # Checking the statements above
-at_0 = z.detach().abs().argmin()  # the z nearest 0 (linspace's is 9e-08)
+# the z nearest 0 (linspace's middle value is -9e-08, not 0)
+at_0 = z.detach().abs().argmin()
 check("Sigmoid's derivative is at most 0.25, and largest, 0.25, at z = 0",
       bool(derivatives["Sigmoid"].max() <= 0.25)
       and derivatives["Sigmoid"].argmax() == at_0
@@ -651,8 +652,8 @@ fan_in</code> line) than the 2/fan_in that keeps a ReLU signal's size from
 layer to layer. For Sigmoid, Xavier init raises the ratio at every depth, but
 it still falls with depth and is below 0.01 at 6 and 10 layers: Xavier's
 weights don't make up for a derivative of at most 0.25 per layer.</p>
-<p><strong>BatchNorm</strong> re-centres and re-scales each layer's
-pre-activations over the batch, so Sigmoid works near z = 0, where its
+<p>In training mode, as here, <strong>BatchNorm</strong> re-centres and
+re-scales each layer's pre-activations over the batch, so Sigmoid works near z = 0, where its
 derivative is largest, and the backward pass through the normalisation
 rescales the gradient as well. With it the median ratio stays above 0.1 at
 every depth, for both activations (the <code>batchnorm</code> rows).</p>

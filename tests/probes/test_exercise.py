@@ -177,10 +177,15 @@ def test_act_sum_backward_leaves_the_derivative_in_z_grad(act):
 
 
 def test_sigmoids_derivative_is_at_most_a_quarter():
-    """Sentence: 'Sigmoid's derivative σ(z)(1 − σ(z)) peaks at 0.25, at z = 0, ... so every Sigmoid layer
-    scales the gradient down by a factor of at least 4 (before the weights)'. Counter-cases: a dense grid
-    and far tails, float32 and float64 (the 'smaller everywhere else' part is in BROKEN_PROBES.py)."""
-    assert_on_page("Sigmoid's derivative σ(z)(1 − σ(z)) peaks at 0.25, at z = 0")
+    """Sentence: 'Sigmoid's derivative σ(z)(1 − σ(z)) is at most 0.25, its value at z = 0, so every Sigmoid
+    layer scales the gradient down by a factor of at least 4 (before the weights)'. Counter-cases: a dense
+    grid and far tails, float32 and float64, and float32 z near 0 but not 0 (1e-4, 3e-4), where the
+    derivative autograd computes is exactly 0.25 too: the words said "and is smaller everywhere else"
+    before."""
+    assert_on_page("Sigmoid's derivative σ(z)(1 − σ(z)) is at most 0.25, its value at z = 0")
+    near = torch.tensor([1e-4, 3e-4], requires_grad=True)
+    torch.sigmoid(near).sum().backward()
+    assert near.grad.tolist() == [0.25, 0.25]
     assert_on_page("every Sigmoid layer scales the gradient down by a factor of at least 4 (before the weights)")
     for dtype in (torch.float32, torch.float64):
         z = torch.cat([torch.linspace(-50, 50, 200_001, dtype=dtype), torch.tensor([0.0, 1e-30], dtype=dtype)])
@@ -269,7 +274,7 @@ def test_he_init_keeps_a_relu_signals_size():
 def test_batchnorm_in_training_recentres_and_rescales_over_the_batch():
     """Sentence: 'BatchNorm re-centres and re-scales each layer's pre-activations over the batch, so Sigmoid
     works near z = 0'. Counter-case: pre-activations far from 0 (mean 5, spread 10), in training mode as in
-    the exercise (eval mode is in BROKEN_PROBES.py)."""
+    the exercise (eval mode: test_batchnorm_normalises_over_the_batch_only_in_training_mode)."""
     assert_on_page("re-centres and re-scales each layer's pre-activations over the batch")
     bn = nn.BatchNorm1d(8)
     z = 5 + 10 * torch.randn(16, 8)
@@ -307,3 +312,37 @@ def test_the_notebook_imports_only_what_the_page_names():
 
     outside = {name for name in imported if name not in sys.stdlib_module_names}
     assert outside == {"torch", "numpy", "matplotlib", "IPython"}
+
+
+def test_sigmoid_outputs_are_around_a_half_here_not_in_general():
+    """Sentence: 'here Sigmoid's outputs are all positive, around 0.5, while ReLU sets every negative
+    pre-activation to exactly 0 (the `input to linear3` lines)'. Counter-case: float32 inputs far from 0,
+    where Sigmoid gives exactly 0 and 1 (the words said "Sigmoid outputs are all positive, around 0.5",
+    of any Sigmoid, before); a network built as the page builds it keeps them near 0.5."""
+    assert_on_page("here Sigmoid's outputs are all positive, around 0.5, while ReLU sets every negative")
+    assert torch.sigmoid(torch.tensor([-104.0, 17.0])).tolist() == [0.0, 1.0]
+    torch.manual_seed(0)
+    net = mlp(3, nn.Sigmoid)
+    last = net[:-1](torch.randn(64, 4))  # the input of linear3
+    assert (last > 0).all() and 0.3 < last.mean() < 0.7
+
+
+def test_batchnorm_normalises_over_the_batch_only_in_training_mode():
+    """Sentence: 'In training mode, as here, BatchNorm re-centres and re-scales each layer's
+    pre-activations over the batch'. Counter-case: eval mode, where a fresh BatchNorm1d uses its running
+    statistics (mean 0, variance 1) and pre-activations of mean 5 stay near 5 (the words had no "in
+    training mode" before); the page's model is never put in eval mode."""
+    assert_on_page("In training mode, as here, <strong>BatchNorm</strong> re-centres and re-scales each")
+    torch.manual_seed(0)
+    z = 5 + 10 * torch.randn(16, 8)
+    evaluated = nn.BatchNorm1d(8).eval()(z)
+    assert torch.allclose(evaluated, z / (1 + 1e-5) ** 0.5)
+    assert ".eval()" not in NOTEBOOK.read_text(encoding="utf-8")
+
+
+def test_the_middle_of_the_linspace_is_just_below_0():
+    """Comment: '# the z nearest 0 (linspace's middle value is -9e-08, not 0)'. Counter-case: print it (the
+    comment said "9e-08" before, the wrong sign)."""
+    assert_on_page("the z nearest 0 (linspace's middle value is -9e-08, not 0)")
+    middle = torch.linspace(-6, 6, 61)[30].item()
+    assert f"{middle:.0e}" == "-9e-08"
