@@ -204,7 +204,9 @@ if __name__ == "__main__":
 def test_the_notebooks_kernel_is_a_fork_of_the_server(tmp_path):
     """Catches the notebook's kernel started as a fresh interpreter (it would import torch again) rather
     than as a fork of the server: the kernel has what the server imported (here `fieldnotes.graph`, which a
-    fresh kernel does not import), and its parent is not the process that asked for it."""
+    fresh kernel does not import), and its parent is not the process that asked for it. Catches, too, a
+    kernel on TCP ports, whose start writes ipykernel's warning of unencrypted TCP into every build's log
+    (the kernel talks over local sockets)."""
     (tmp_path / "kernel_check.py").write_text(KERNEL_CHECK)
     done = subprocess.run(
         [sys.executable, str(tmp_path / "kernel_check.py")], cwd=ROOT, capture_output=True, text=True, timeout=300
@@ -212,6 +214,7 @@ def test_the_notebooks_kernel_is_a_fork_of_the_server(tmp_path):
     if done.returncode != 0:
         pytest.fail(done.stderr[-3000:], pytrace=False)
     assert done.stdout == "True True\n"
+    assert "WARNING" not in done.stderr, done.stderr
 
 
 def test_lazy_imports_defer_mkdocs_jupyters_heavy_imports_until_used():

@@ -20,6 +20,7 @@ import uuid
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
+from traitlets import CaselessStrEnum
 
 from fieldnotes import runner
 
@@ -51,6 +52,10 @@ class ForkedProvisioner(LocalProvisioner):
 
 
 class ForkedKernelManager(AsyncKernelManager):
+    # Local sockets beside the connection file, not TCP ports on localhost (ipykernel warns of TCP
+    # without encryption at every start, in every build's log).
+    transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
     async def _async_pre_start_kernel(self, **kw):
         # A kernel spec that names a provisioner of its own keeps it.
         if self.provisioner is None and "kernel_provisioner" not in self.kernel_spec.metadata:
