@@ -193,10 +193,14 @@ from fieldnotes.integrations.forked_kernel import ForkedKernelManager
 
 if __name__ == "__main__":
     runner.start_server(("fieldnotes.graph",))
-    cell = f"import os, sys; print('fieldnotes.graph' in sys.modules, os.getppid() != {os.getpid()})"
+    cell = (
+        f"import os, sys; print('fieldnotes.graph' in sys.modules, os.getppid() != {os.getpid()},"
+        " os.listdir('.'))"
+    )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
     notebook.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    NotebookClient(notebook, kernel_manager_class=ForkedKernelManager).execute()
+    folder = {"metadata": {"path": sys.argv[1]}}  # the notebook's folder, as mkdocs-jupyter gives it
+    NotebookClient(notebook, kernel_manager_class=ForkedKernelManager, resources=folder).execute()
     print(notebook.cells[0].outputs[0]["text"], end="")
 """
 
@@ -205,15 +209,16 @@ def test_the_notebooks_kernel_is_a_fork_of_the_server(tmp_path):
     """Catches the notebook's kernel started as a fresh interpreter (it would import torch again) rather
     than as a fork of the server: the kernel has what the server imported (here `fieldnotes.graph`, which a
     fresh kernel does not import), and its parent is not the process that asked for it. Catches, too, a
-    kernel on TCP ports, whose start writes ipykernel's warning of unencrypted TCP into every build's log
-    (the kernel talks over local sockets)."""
+    kernel on TCP ports, whose start writes ipykernel's warning of unencrypted TCP into every build's log,
+    and local sockets made in the notebook's folder (jupyter_client's relative default, under docs/,
+    which `mkdocs serve` watches): the folder stays empty while the kernel runs."""
     (tmp_path / "kernel_check.py").write_text(KERNEL_CHECK)
-    done = subprocess.run(
-        [sys.executable, str(tmp_path / "kernel_check.py")], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    (tmp_path / "notebook_folder").mkdir()
+    command = [sys.executable, str(tmp_path / "kernel_check.py"), str(tmp_path / "notebook_folder")]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         pytest.fail(done.stderr[-3000:], pytrace=False)
-    assert done.stdout == "True True\n"
+    assert done.stdout == "True True []\n"
     assert "WARNING" not in done.stderr, done.stderr
 
 

@@ -20,7 +20,8 @@ import uuid
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets import CaselessStrEnum
+from jupyter_core.paths import jupyter_runtime_dir
+from traitlets import CaselessStrEnum, default
 
 from fieldnotes import runner
 
@@ -52,9 +53,16 @@ class ForkedProvisioner(LocalProvisioner):
 
 
 class ForkedKernelManager(AsyncKernelManager):
-    # Local sockets beside the connection file, not TCP ports on localhost (ipykernel warns of TCP
-    # without encryption at every start, in every build's log).
+    # Local sockets, not TCP ports on localhost (ipykernel warns of TCP without encryption at every
+    # start, in every build's log).
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    @default("ip")
+    def _sockets_in_the_runtime_dir(self) -> str:
+        # jupyter_client's own default for IPC is relative: the sockets would be made in the kernel's
+        # folder, the notebook's under docs/, which `mkdocs serve` watches.
+        os.makedirs(jupyter_runtime_dir(), exist_ok=True)
+        return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4().hex[:12]}-ipc")
 
     async def _async_pre_start_kernel(self, **kw):
         # A kernel spec that names a provisioner of its own keeps it.
