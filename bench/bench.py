@@ -148,13 +148,22 @@ def side_by_side(runs: int, *measures) -> list[float]:
 EDITS = 2  # prose edits saved in one `mkdocs serve` (its first build is not what an author waits for)
 
 
+def copy_of_project(project: Path) -> Path:
+    """The project's files and the build's caches, copied to `project` (.cache/ holds drift-report's
+    environments too, gigabytes of torch)."""
+    skip = shutil.ignore_patterns(".venv", ".git", ".cache", "site", "lighthouse", "test-artifacts")
+    shutil.copytree(ROOT, project, ignore=skip)
+    for cache in CACHES:
+        if cache.exists():
+            shutil.copytree(cache, project / cache.relative_to(ROOT))
+    return project
+
+
 def live_reload_seconds(runs: int, env: dict | None = None, plain: bool = False) -> float:
     """Median seconds from saving a one-line prose edit to the end of the rebuild `mkdocs serve` does (of
     the plain render of the same pages, if `plain`), in a copy of the project with its caches."""
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "project"
-        skip = shutil.ignore_patterns(".venv", ".git", "site", "lighthouse", "test-artifacts")
-        shutil.copytree(ROOT, project, ignore=skip)
+        project = copy_of_project(Path(tmp) / "project")
         config = project / "mkdocs.yml"
         if plain:
             config = Path(tmp) / "plain.yml"
