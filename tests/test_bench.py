@@ -191,3 +191,13 @@ def test_the_reload_copies_the_project_with_its_build_caches_only(tmp_path, monk
     copied = bench.copy_of_project(tmp_path / "copy")
     assert (copied / "docs" / "index.md").exists() and (copied / ".cache" / "fieldnotes" / "entry.json").exists()
     assert not (copied / ".cache" / "drift-report").exists()
+
+
+def test_an_example_timed_writes_nothing_into_the_project(tmp_path):
+    """Catches the costs run in the example's own folder: the exercise, run as a script, saves its figures
+    where it runs, which left figure-*.svg files in docs/exercise/ after each `make bench`. A helper
+    beside the example still imports."""
+    (tmp_path / "_helper.py").write_text("NAME = 'figure-1.svg'\n")
+    code = "from _helper import NAME\nopen(NAME, 'w').write('<svg/>')\n"
+    assert set(_cpu_of(tmp_path, saves=code)) == {"saves.py"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_helper.py", "saves.py"]
