@@ -102,11 +102,11 @@ def test_a_changed_example_says_not_run_never_the_old_verdict(report, built_site
 
 def test_every_examples_output_is_recorded_and_the_exercises_is_not():
     """Sentence: 'Every example's output on this site was printed by torch {{ pinned_torch }}, ... and
-    recorded beside the example ...; the exercise is executed by each build itself'. Counter-case: the
+    recorded beside the example ...; the exercise is executed by the build itself'. Counter-case: the
     exercise's printed tables, which are recorded nowhere (the words said "every output" before): every
     snippet has its `.out`, and nothing of the exercise is recorded."""
     assert_on_page(PAGE, "Every example's output on this site was printed by torch {{ pinned_torch }}")
-    assert_on_page(PAGE, "the exercise is executed by each build itself (below)")
+    assert_on_page(PAGE, "the exercise is executed by the build itself (below)")
     snippets = [p for p in (ROOT / "snippets").rglob("*.py") if not p.name.startswith("_")]
     assert snippets and all(p.with_suffix(".out").exists() for p in snippets)
     assert not list((ROOT / "docs" / "exercise").glob("*.out"))
