@@ -61,8 +61,9 @@ class ForkedKernelManager(AsyncKernelManager):
     def _sockets_in_the_runtime_dir(self) -> str:
         # jupyter_client's own default for IPC is relative: the sockets would be made in the kernel's
         # folder, the notebook's under docs/, which `mkdocs serve` watches.
-        os.makedirs(jupyter_runtime_dir(), exist_ok=True)
-        return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4().hex[:12]}-ipc")
+        folder = jupyter_runtime_dir()
+        os.makedirs(folder, exist_ok=True)
+        return os.path.join(folder, f"kernel-{uuid.uuid4().hex[:12]}-ipc")
 
     async def _async_pre_start_kernel(self, **kw):
         # A kernel spec that names a provisioner of its own keeps it.
