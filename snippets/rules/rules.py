@@ -31,28 +31,15 @@ def leaf_by_how_it_was_made(run: Run):
     """Rule 1, as every page shows it:
 
     --8<-- [start:rule-1]
-    **How a tensor is made decides whether it is a leaf.** A factory
-    gives a leaf: `torch.randn(...)`, and `torch.zeros_like(x)` or
-    `x.new_ones(...)`, which read only `x`'s shape and dtype. It
-    requires grad only if asked to (`requires_grad=True`, under
-    `torch.no_grad()` too). `nn.Parameter(x)` of a floating-point `x`
-    (without `requires_grad=False`) gives a leaf that requires grad
-    whatever `x` was, under `no_grad()` too, as a module's parameters
-    are. `x.detach()`, `x.data`, and a result of an integer or boolean
-    dtype (`x.long()`, `x.argmax()`, `x > 0`, `x.nonzero()`,
-    `x.topk(k).indices`) give leaves that do not require grad. Any
-    other operation gives a non-leaf with a `grad_fn` exactly when
-    autograd recorded it: grad mode was on and one of its tensor
-    inputs (a module's parameters included) required grad; otherwise a
-    leaf. Such a leaf does not require grad, but for a view (`view()`,
-    slicing, `t()`, `chunk()`, a `reshape()` that can view) taken with
-    grad mode off: it requires grad when the tensor whose memory it
-    views does, yet no gradient ever flows into it. `torch.no_grad()`
-    and `set_grad_enabled(False)` turn grad mode off; `enable_grad()`
-    and `set_grad_enabled(True)` turn it back on, inside `no_grad()`
-    too; `model.eval()` does not touch it. (`x.contiguous()` of a
-    contiguous `x`, and `x.to(dtype)` with only the dtype `x` already
-    has, return `x` itself.) See [What makes a
+    **How a tensor is made decides whether it is a leaf.** An
+    operation's floating result is a non-leaf, with a `grad_fn`, when
+    autograd records it: grad mode is on (not under `no_grad()` or
+    `inference_mode()`) and a floating input requires grad. Every
+    other tensor is a leaf, requiring grad only if asked
+    (`requires_grad=True`, `nn.Parameter`). A view taken with grad
+    mode off requires grad when its base does, yet gets no gradient
+    before its own `requires_grad_()`.
+    [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
     --8<-- [end:rule-1]
@@ -123,20 +110,14 @@ def only_in_place_ops_change_leafness(run: Run):
 
     --8<-- [start:rule-2]
     **What turns an existing leaf into a non-leaf.** An in-place
-    operation that autograd records. It makes its target a non-leaf,
-    even a tensor created without `requires_grad` (`c =
-    torch.zeros(3); c.add_(w)` with `w` requiring grad), and with it
-    every tensor that shares the target's memory as a view: the base
-    it views, and the base's other views. One corner case: a view made
-    while its base did not require grad, of a base that requires grad
-    now (`requires_grad_()`), is a non-leaf as soon as the base or one
-    of its views has been written in place since the view was made,
-    recorded or not (they share one version counter; a write through
-    `.data` does not count). Nothing else changes leafness:
-    `requires_grad_()`, `requires_grad_(False)`, `retain_grad()`,
-    hooks, `detach()`, `.data` and writes through it, `.to()`, views,
-    and setting or zeroing `.grad` leave every existing tensor a leaf
-    or a non-leaf as it was. [Rule 2, checked](/rules.md#rule-2).
+    operation that autograd records (rule 1). It makes non-leaves of
+    its target and of the tensors sharing its memory as views (its
+    base, the base's other views). `detach_()` does the reverse: a
+    tensor that is not a view becomes a leaf that does not require
+    grad. Operations out of place, `requires_grad_()`,
+    `retain_grad()`, hooks, `.data` and `.grad` change no tensor's
+    leafness. [Exceptions](/rules.md#operators); [rule 2,
+    checked](/rules.md#rule-2).
     --8<-- [end:rule-2]
 
     It speaks of:
@@ -245,16 +226,14 @@ def who_gets_a_grad_from_backward(run: Run):
 
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
-    exactly those a gradient flows into in the backward pass that are
-    leaves requiring grad or have called `retain_grad()`. With
-    `backward(inputs=[...])`: the listed tensors a gradient flows
-    into, a listed non-leaf too (no `retain_grad()` needed), and the
-    `retain_grad()` tensors between the output and a listed tensor; no
-    leaf that is not listed. Every other `.grad` stays as it was
-    (unless a hook of yours writes it). A tensor the pass reaches
-    without a gradient for it (the output of `chunk()` the loss does
-    not use) gets none. See [Why `.grad` is None](/grad-is-none.md);
-    [rule 4, checked](/rules.md#rule-4).
+    the leaves requiring grad and the `retain_grad()` tensors that a
+    gradient flows into. With `backward(inputs=[...])`: the listed
+    tensors a gradient flows into (a non-leaf too) and the
+    `retain_grad()` tensors between the output and a listed one; no
+    other leaf. Every other `.grad` stays as it was, unless a hook of
+    yours writes it. A tensor the pass reaches without a gradient gets
+    none. See [Why `.grad` is None](/grad-is-none.md); [rule 4,
+    checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
     It speaks of:
@@ -333,21 +312,13 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A tensor's hooks run once in each backward pass that runs
-    the tensor's node (its `grad_fn`, or a leaf's `AccumulateGrad`,
-    which the graph keeps even after `requires_grad_(False)`) or stops
-    at the tensor as one of its `inputs` (`torch.autograd.grad`,
-    `backward(inputs=...)`), and not at all in a pass that does
-    neither. Each gets the gradient (a tensor of the tensor's shape, or
-    None when the pass computes none for it, as for the output of
-    `chunk()` the loss does not use), or what the hook before it
-    returned, if that hook returned a tensor. When the pass fills the
-    tensor's `.grad` (rule 4), what `.grad` receives is the value the
-    last hook passes on.
-    Hooks registered before an in-place operation on the tensor belong
-    to its old value: they get that value's gradient, and what they
-    return goes on to the old value's node, not to `.grad`. See [A
-    hook that returns a tensor replaces the gradient](
+    does.** A tensor's hooks run once in each pass that runs its node
+    (its `grad_fn`, or a leaf's `AccumulateGrad`) or stops at it as an
+    input, and in no other pass. Each gets the gradient, or the tensor
+    the hook before it returned. A `.grad` the pass fills receives
+    what the last hook passes on. Hooks registered before an in-place
+    operation belong to the tensor's old value. See [A hook that
+    returns a tensor replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
     [rule 6, checked](/rules.md#rule-6).
     --8<-- [end:rule-6]
@@ -377,14 +348,12 @@ def order_for_one_tensor(run: Run):
     --8<-- [start:rule-7]
     **The order of everything that runs for one tensor.** Its tensor
     hooks, in the order they were registered; then the `retain_grad()`
-    store (after every tensor hook, even one registered after
-    `retain_grad()`); then, for a non-leaf, the pre-hooks and then the
-    hooks of its `grad_fn` node, the pre-hooks receiving what the last
-    tensor hook passed on; for a leaf, its post-accumulate-grad hooks,
-    which see `.grad` as this pass leaves it. Hooks registered before
-    an in-place operation on the tensor, and those of its old
-    `grad_fn`, run after all of these. See [All the hooks on one
-    tensor, in
+    store; then, for a non-leaf, the pre-hooks of its `grad_fn`, which
+    receive what the last tensor hook passed on, and that node's
+    hooks; for a leaf, its post-accumulate-grad hooks, which see
+    `.grad` as this pass leaves it. Hooks registered before an
+    in-place operation on the tensor, and those of its old `grad_fn`,
+    run after all of these. See [All the hooks on one tensor, in
     order](/register-hook.md#all-the-hooks-on-one-tensor-in-order);
     [rule 7, checked](/rules.md#rule-7).
     --8<-- [end:rule-7]
@@ -410,16 +379,16 @@ def a_second_backward_adds(run: Run):
     """Rule 8, as every page shows it:
 
     --8<-- [start:rule-8]
-    **A second `backward()` adds into `.grad`.** The same backward
-    pass (without `inputs=`) run twice, the first with
-    `retain_graph=True` or `create_graph=True`, adds the same gradient
-    into every `.grad` again (unless a hook of yours changes `.grad`,
-    or returns another gradient the second time):
-    a `.grad` that was None ends at twice what one pass gave, one that
-    held a value gains twice what one pass added. No other tensor gets
-    one. See [Gradients
-    accumulate](/retain-grad.md#gradients-accumulate); [rule 8,
-    checked](/rules.md#rule-8).
+    **A second `backward()` adds into `.grad`.** The same pass
+    (without `inputs=`) run twice, the first with `retain_graph=True`,
+    adds the same gradient into every `.grad` again, unless a hook of
+    yours changes it. No other tensor gets one. `create_graph=True`
+    keeps the graph as well, but it is for gradients of gradients: it
+    records the pass, so a `.grad` computed from tensors that require
+    grad requires grad, and torch warns of a [reference
+    cycle](/faq/backward-options.md#create-graph-reference-cycle). See
+    [Gradients accumulate](/retain-grad.md#gradients-accumulate);
+    [rule 8, checked](/rules.md#rule-8).
     --8<-- [end:rule-8]
 
     It speaks of:
@@ -595,28 +564,15 @@ def what_raises(run: Run):
     """Rule 9, as every page shows it:
 
     --8<-- [start:rule-9]
-    **What raises, with torch's message.** `expected_error()` in
-    `_checks.py` lists each error, the condition that raises it and
-    torch's message. Some are easy to get wrong. `requires_grad_()` on
-    a non-leaf raises nothing and does nothing, while
-    `requires_grad_(False)` there raises. An in-place operation with
-    grad mode on raises on a leaf that requires grad, on a view of a
-    leaf whose base required grad when the view was made (even if it
-    no longer does), and, if autograd would record it, on a view taken
-    with grad mode off. A second backward pass through a graph that a
-    pass without `retain_graph=True` (or `create_graph=True`) has
-    freed raises only if an operation on its path saved a tensor for
-    backward: `exp`, `sin`, `relu`, multiplication, a call of
-    `nn.Linear` and an in-place operation on a view do; addition,
-    views, `clone()` and dtype conversions do not. A backward pass
-    raises "modified by an inplace operation" when a tensor that an
-    operation on its path saved for a gradient it computes has been
-    modified in place since, through itself, a view or `detach()`: a
-    write through `.data` is not seen, and no error is raised. After a
-    pass that raised so, the next one raises with either message. For
-    `torch.autograd.grad` and `backward(inputs=...)`, "on its path"
-    means between the output and the inputs: an operation beyond the
-    inputs is never run, so it cannot raise. [Rule 9,
+    **What raises.** `expected_error()` in `_checks.py` lists every
+    error. An in-place operation autograd records raises on a leaf
+    requiring grad or a view of one. A second pass through a freed
+    graph raises if an operation on its path saved a tensor. A pass
+    also raises if a tensor saved on its path was since modified in
+    place (not through `.data`). `torch.autograd.grad` runs only the
+    path from its output to its inputs; `backward(inputs=[b])` also
+    runs a non-leaf `b`'s own `grad_fn`.
+    [Exceptions](/rules.md#operators); [rule 9,
     checked](/rules.md#rule-9).
     --8<-- [end:rule-9]
 

@@ -1,0 +1,175 @@
+"""Every entry of torch's operator database (op_db, the test data of
+torch's own test suite) that has a floating CPU sample, run on its
+first sample out of place and, where it has one, in place: with
+grad mode on, under no_grad() and under inference_mode(), and with
+its input made in each way of INPUTS. operators.py checks rules 1, 2
+and 9 against what each call did.
+
+op_db is torch's internal data, not a public API: its names and
+samples change between releases. tests/test_rules.py reads the
+installed torch's source for every name used here; an entry whose
+sample fails to run is left out, so another torch changes the counts
+and lists printed, never crashes the sweep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from dataclasses import dataclass
+
+import torch
+
+MODES = {
+    "grad mode on": contextlib.nullcontext,
+    "no_grad()": torch.no_grad,
+    "inference_mode()": torch.inference_mode,
+}
+# How the sample's tensor input is made, and whether its other
+# floating tensor inputs require grad.
+INPUTS = (
+    "leaf",
+    "leaf, other inputs requiring grad",
+    "leaf requiring grad",
+    "non-leaf",
+    "view of a leaf requiring grad",
+    "view of a leaf",
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of one operator, and what torch reported."""
+
+    op: str
+    inplace: bool
+    mode: str
+    made: str
+    error: str | None
+    recorded: bool  # grad mode on and a floating input requires grad
+    itself: bool  # the (first floating) result is the input
+    outputs: tuple  # (is_leaf, requires_grad, has grad_fn, is view)
+    before: tuple  # the input's (is_leaf, requires_grad) before
+    after: tuple  # and after
+
+
+def _made(how: str, t: torch.Tensor) -> torch.Tensor:
+    leaf = t.detach().clone()
+    if how in ("leaf", "leaf, other inputs requiring grad"):
+        return leaf
+    if how == "view of a leaf":
+        return leaf.view_as(leaf)
+    leaf.requires_grad_()
+    if how == "non-leaf":
+        return leaf * 1
+    if how == "view of a leaf requiring grad":
+        return leaf.view_as(leaf)
+    return leaf
+
+
+def _floating(t) -> bool:
+    return (
+        isinstance(t, torch.Tensor)
+        and t.layout == torch.strided
+        and t.is_floating_point()
+    )
+
+
+def _other(value, requires_grad: bool):
+    """A copy of one of the sample's other inputs."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_other(v, requires_grad) for v in value)
+    if not isinstance(value, torch.Tensor):
+        return value
+    copy = value.detach().clone()
+    return copy.requires_grad_() if requires_grad and _floating(copy) else copy
+
+
+def _results(value) -> list:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _results(v)]
+    return []
+
+
+def _first_sample(entry):
+    for dtype in (torch.float32, torch.float64):
+        if dtype not in entry.supported_dtypes("cpu"):
+            continue
+        # sample_inputs() would crawl the stack for the test that
+        # asks, in every call: its own generator does not
+        torch.manual_seed(0)
+        samples = entry.sample_inputs_func(entry, "cpu", dtype, False)
+        for sample in samples:
+            return sample if _floating(sample.input) else None
+    return None
+
+
+def _call(name, fn, inplace, sample, mode, made):
+    x = _made(made, sample.input)
+    others = made == "leaf, other inputs requiring grad"
+    args = _other(sample.args, others)
+    kwargs = {k: _other(v, others) for k, v in sample.kwargs.items()}
+    floats = [t for t in _results([args, list(kwargs.values())]) if _floating(t)]
+    before = (x.is_leaf, x.requires_grad)
+    recorded = mode == "grad mode on" and (
+        x.requires_grad or any(t.requires_grad for t in floats)
+    )
+    error, results = None, []
+    try:
+        with MODES[mode]():
+            results = _results(fn(x, *args, **kwargs))
+    except Exception as exc:  # noqa: BLE001: any refusal is recorded
+        error = f"{type(exc).__name__}: {exc}".split("\n")[0]
+    floating = [r for r in results if r.is_floating_point()]
+    return Call(
+        name,
+        inplace,
+        mode,
+        made,
+        error,
+        recorded,
+        bool(floating) and floating[0] is x,
+        tuple(
+            (r.is_leaf, r.requires_grad, r.grad_fn is not None, r._is_view())
+            for r in floating
+        ),
+        before,
+        (x.is_leaf, x.requires_grad),
+    )
+
+
+def sweep() -> tuple[list, list[Call]]:
+    """The names of the entries run, and every call of each."""
+    with warnings.catch_warnings():
+        # its samples are made at import: some warn (beta, deprecated)
+        warnings.simplefilter("ignore")
+        from torch.testing._internal.common_methods_invocations import (
+            op_db,
+        )
+
+    names, calls = [], []
+    for entry in op_db:
+        name = entry.name
+        if entry.variant_test_name:
+            name += "." + entry.variant_test_name
+        variants = [(False, entry.op), (True, entry.inplace_variant)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                sample = _first_sample(entry)
+            except Exception:  # noqa: BLE001: no sample in this torch
+                sample = None
+            if sample is None:
+                continue
+            names.append(name)
+            for inplace, fn in variants:
+                if fn is None:
+                    continue
+                for mode in MODES:
+                    for made in INPUTS:
+                        calls.append(
+                            _call(name, fn, inplace, sample, mode, made)
+                        )
+    return names, calls
