@@ -70,3 +70,35 @@ def test_the_hook_fires_unless_nothing_about_the_module_gets_a_gradient():
     assert not _first_layer_fired(freeze=True, input_requires_grad=False)
     assert _first_layer_fired(freeze=True, input_requires_grad=True)
     assert _first_layer_fired(freeze=False, input_requires_grad=False)
+
+
+def _hooked_then_relu(register: str) -> tuple[list, str | None]:
+    """A Linear hooked with `register`, followed by an in-place ReLU: what the hook got, and the error the
+    forward pass raised."""
+    layer = nn.Linear(4, 8)
+    model = nn.Sequential(layer, nn.ReLU(inplace=True), nn.Linear(8, 2))
+    got = []
+    getattr(layer, register)(lambda module, grad_input, grad_output: got.append(len(grad_output)))
+    try:
+        with warnings.catch_warnings():
+            # the old hook's deprecation warning, shown on the page
+            warnings.simplefilter("ignore")
+            out = model(torch.randn(3, 4, requires_grad=True))
+    except RuntimeError as error:
+        return got, str(error)
+    out.sum().backward()
+    return got, None
+
+
+def test_the_full_hook_takes_the_same_fn_but_not_the_same_model():
+    """Sentences: 'Both call `fn(module, grad_input, grad_output)`, so `register_full_backward_hook(fn)` takes
+    the same `fn` as `register_backward_hook(fn)`. The model may not: a module with a full hook, followed by
+    `nn.ReLU(inplace=True)` ..., raises in the forward pass, where the old hook ran'. Before: 'the hook's
+    signature is the same', which an in-place ReLU after the hooked module breaks. Counter-case: that model,
+    under each hook, with an fn of three arguments."""
+    assert_on_page(PAGE, "Both call `fn(module, grad_input, grad_output)`, so `register_full_backward_hook(fn)`")
+    assert_on_page(PAGE, "followed by `nn.ReLU(inplace=True)` (as in torchvision's ResNets), raises in the forward")
+    got, error = _hooked_then_relu("register_backward_hook")
+    assert got == [1] and error is None
+    got, error = _hooked_then_relu("register_full_backward_hook")
+    assert got == [] and error.startswith("Output 0 of BackwardHookFunction is a view and is being modified inplace")
