@@ -14,6 +14,7 @@ for w in caught:
 
 # x.grad is in a graph that leads back to x itself
 print(f"x.grad = {x.grad.item()}, grad_fn: {x.grad.grad_fn.name()}")
+print(f"x.grad requires grad: {x.grad.requires_grad}")
 second = x.grad
 # break the cycle before differentiating again
 x.grad = None

@@ -32,10 +32,10 @@ def leaf_by_how_it_was_made(run: Run):
 
     --8<-- [start:rule-1]
     **How a tensor is made decides whether it is a leaf.** An
-    operation's floating result is a non-leaf, with a `grad_fn`, when
-    autograd records it: grad mode is on (not under `no_grad()` or
-    `inference_mode()`) and a floating input requires grad. Every
-    other tensor is a leaf, requiring grad only if asked
+    operation returning its input itself changes nothing. Any other
+    floating result is a non-leaf, with a `grad_fn`, when autograd
+    records it: grad mode is on and a floating input requires grad.
+    Every other tensor is a leaf, requiring grad only if asked
     (`requires_grad=True`, `nn.Parameter`). A view taken with grad
     mode off requires grad when its base does, yet gets no gradient
     before its own `requires_grad_()`.
