@@ -8,6 +8,7 @@ import html
 import re
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -360,3 +361,80 @@ def test_every_shown_rule_statement_is_its_source_s_words(built_site):
                     shown += 1
                     assert text == expected[number], f"{page.relative_to(built_site)}: rule {number} shown as {text!r}"
     assert shown >= 2 * len(titles), "the rules page and the cheat sheet no longer show every rule"
+
+
+WORDS = 80  # a rule's statement, at most
+POINTER = re.compile(r" (See .*)?\[[Rr]ule \d+, checked\]\([^)]*\)\.$")
+
+
+def test_every_rule_s_statement_is_at_most_80_words():
+    """Catches a rule grown long again (rule 1 once took 203 words, rule 9 230), as a hand-written list of
+    exceptions does: each rule's words, as a reader sees them, without the closing pointers to a lesson and
+    to its check, count at most 80 words."""
+    for number, words in rule_words().items():
+        statement = visible_text(POINTER.sub("", " ".join(words.split())))
+        assert statement != visible_text(words), f"rule {number} has no closing link to its check"
+        count = len(statement.split())
+        assert count <= WORDS, f"rule {number} is {count} words long: {statement}"
+
+
+OPERATORS = RULES_DIR / "operators.py"
+OPERATORS_OUT = RULES_DIR / "operators.out"
+# What snippets/rules/_op_db.py reads of torch's operator database, written here, not read from _op_db.py.
+OP_DB_NAMES = {
+    "common_methods_invocations.py": [r"^op_db: list\[OpInfo\] = ", r"^from torch.testing._internal.opinfo.core import"],
+    "opinfo/core.py": [
+        r"^class OpInfo:",
+        r"^class SampleInput:",
+        r"^    name: str$",
+        r'^    variant_test_name: str = ""$',
+        r"^    sample_inputs_func: Callable = None$",
+        r"^    def supported_dtypes\(self, device_type\):",
+        r"^        self\.inplace_variant = ",
+        r"^    def __call__\(self, \*args, \*\*kwargs\):",
+        r"^        self\.input = input$",
+        r"^    op: Callable = None$",
+        r"^        self\.args = args if args is not None else ",
+        r"^        self\.kwargs = kwargs if kwargs is not None else ",
+    ],
+}
+# The attributes _op_db.py may use of an entry (`entry.`) and of a sample (`sample.`): those checked above.
+ENTRY_ATTRIBUTES = {"name", "variant_test_name", "sample_inputs_func", "supported_dtypes", "inplace_variant", "op"}
+SAMPLE_ATTRIBUTES = {"input", "args", "kwargs"}
+
+
+def test_the_sweep_uses_only_what_the_installed_torch_s_op_db_defines():
+    """Catches a torch whose operator database renamed or dropped what the sweep reads (op_db, an OpInfo's
+    name, variant_test_name, sample_inputs_func, supported_dtypes, inplace_variant, calling it; a
+    SampleInput's input, args, kwargs), read from the installed torch's source; and a sweep that reads an
+    attribute this test does not check. Edit `sample_inputs_func` out of core.py's text (or add
+    `entry.foo` to _op_db.py) to see it fail."""
+    import torch
+
+    root = Path(torch.__file__).parent / "testing" / "_internal"
+    for name, patterns in OP_DB_NAMES.items():
+        source = (root / name).read_text(encoding="utf-8")
+        for pattern in patterns:
+            assert re.search(pattern, source, re.MULTILINE), f"torch {torch.__version__}'s {name} lacks {pattern}"
+    sweep = (RULES_DIR / "_op_db.py").read_text(encoding="utf-8")
+    used = re.findall(r"\bentry\.(\w+)", sweep) + re.findall(r'getattr\(entry, "(\w+)"', sweep)
+    assert set(used) <= ENTRY_ATTRIBUTES, set(used) - ENTRY_ATTRIBUTES
+    assert set(re.findall(r"\bsample\.(\w+)", sweep)) <= SAMPLE_ATTRIBUTES
+    assert "common_methods_invocations import" in sweep
+
+
+def test_the_operator_check_is_recorded_over_at_least_600_operators_and_fits_a_phone():
+    """Catches the sweep recorded while it fails or over too few entries (a torch whose samples stopped
+    running, a filter that drops most of op_db), a list printed as one long line, and the rules page no
+    longer showing the operator check."""
+    out = OPERATORS_OUT.read_text(encoding="utf-8")
+    assert "FAILS" not in out
+    assert int(re.search(r"^(\d+) operators with a floating CPU", out, re.MULTILINE)[1]) >= 600
+    for number in (1, 2, 9):
+        checked = re.search(rf"^rule {number} holds on (\d+) operators, (\d+)\n?\s*samples", out, re.MULTILINE)
+        assert checked, f"operators.out does not say on how many operators rule {number} holds"
+    rule_1 = int(re.search(r"^rule 1 holds on (\d+) operators", out, re.MULTILINE)[1])
+    assert rule_1 >= 600
+    assert max(len(line) for line in out.splitlines()) <= 41
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert '--8<-- "rules/operators.py"' in page and "{ #operators }" in page and "`op_db`" in page

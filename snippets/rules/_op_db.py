@@ -152,9 +152,10 @@ def sweep() -> tuple[list, list[Call]]:
     names, calls = [], []
     for entry in op_db:
         name = entry.name
-        if entry.variant_test_name:
+        if getattr(entry, "variant_test_name", ""):
             name += "." + entry.variant_test_name
-        variants = [(False, entry.op), (True, entry.inplace_variant)]
+        inplace = getattr(entry, "inplace_variant", None)
+        variants = [(False, entry.op), (True, inplace)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
