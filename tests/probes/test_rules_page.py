@@ -153,3 +153,190 @@ def test_a_shrunk_program_loses_no_further_line(programs):
     assert _programs.failures(never_a_leaf, smallest)
     for i in range(len(lines)):
         assert not _programs.failures(never_a_leaf, _programs.run_lines(lines[:i] + lines[i + 1 :], seed))
+
+
+# The rules' own words, shown on this page from rules.py: probed over torch's operator database, as wide
+# as the words (tests/probes/_op_sweep.py), and on the case that broke each earlier wording.
+RULES_PY = "snippets/rules/rules.py"
+
+
+def rule_says(words: str) -> None:
+    text = " ".join((ROOT / RULES_PY).read_text(encoding="utf-8").split())
+    assert " ".join(words.split()) in text, f"rules.py no longer says {words!r}: try the new wording"
+
+
+def test_rule_1_a_view_taken_with_grad_mode_off_gets_a_gradient_only_after_requires_grad_():
+    """Rule 1: 'A view taken with grad mode off requires grad when its base does, yet gets no gradient
+    before its own `requires_grad_()`.' Before: '... yet no gradient ever flows into it', which
+    `v.requires_grad_()` breaks (then it gets a `.grad`). Tried on every view op_db's operators return
+    under no_grad(), of a base that requires grad and of one that does not."""
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("A view taken with grad mode off requires grad when its base does, yet gets no gradient before")
+    views = 0
+    for name, entry, sample in _op_sweep.entries():
+        for base_requires_grad in (True, False):
+            base = _op_sweep.fresh(sample.input, base_requires_grad)
+            results = _op_sweep.run(entry.op, sample, base, torch.no_grad())
+            for v in [r for r in results or () if r._is_view() and r.is_floating_point() and r.numel()]:
+                views += 1
+                assert v.is_leaf and v.requires_grad == v._base.requires_grad, name
+                if not v.requires_grad:
+                    continue
+                (v * 1).sum().backward()
+                assert v.grad is None and v._base.grad is None, name
+                v.requires_grad_()
+                (v * 1).sum().backward()
+                assert v.grad is not None, name
+    assert views >= 100
+
+
+def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_operators():
+    """Rule 1: 'An operation returning its input itself changes nothing. Any other floating result is a
+    non-leaf, with a `grad_fn`, when autograd records it: grad mode is on and a floating input requires
+    grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
+    histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself) broke. Tried on every op_db entry, on a
+    leaf requiring grad, grad mode on: the exceptions are the lists the page prints."""
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("An operation returning its input itself changes nothing. Any other floating result is a non-leaf")
+    unrecorded = _op_sweep.recorded_list("give floating results autograd does not")
+    itself = _op_sweep.recorded_list("return their input itself")
+    x = torch.randn(3, requires_grad=True)
+    for same in (x.cpu(), x.float(), torch.atleast_1d(x)):
+        assert same is x
+    assert torch.histc(x).is_leaf and not torch.histc(x).requires_grad and "histc" in unrecorded
+    y = x * 2
+    assert torch.as_tensor(y) is y
+    for name, entry, sample in _op_sweep.entries():
+        x = _op_sweep.fresh(sample.input, True)
+        for r in [r for r in _op_sweep.run(entry.op, sample, x) or () if r.is_floating_point()]:
+            if r is x:
+                assert name in itself, name
+            elif r.is_leaf:
+                assert name in unrecorded and not r.requires_grad, name
+            else:
+                assert r.requires_grad and r.grad_fn is not None, name
+
+
+def test_rule_2_detach__makes_a_leaf_and_operations_out_of_place_change_no_leafness():
+    """Rule 2: '`detach_()` does the reverse: a tensor that is not a view becomes a leaf that does not
+    require grad. Operations out of place ... change no tensor's leafness.' Before: 'Nothing else changes
+    leafness', which `b.detach_()` on a non-leaf `b` breaks. Tried on the non-leaf result of every op_db
+    entry that gives one, and on the inputs of every entry."""
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("`detach_()` does the reverse: a tensor that is not a view becomes a leaf that does not require")
+    rule_says("Operations out of place, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
+    b = torch.randn(3, requires_grad=True) * 2
+    b.detach_()
+    assert b.is_leaf and not b.requires_grad
+    detached = 0
+    for name, entry, sample in _op_sweep.entries():
+        for requires_grad in (True, False):
+            x = _op_sweep.fresh(sample.input, requires_grad)
+            before = (x.is_leaf, x.requires_grad)
+            results = _op_sweep.run(entry.op, sample, x)
+            assert (x.is_leaf, x.requires_grad) == before, name
+            for r in [r for r in results or () if r is not x and not r.is_leaf and not r._is_view()]:
+                r.detach_()
+                detached += 1
+                assert r.is_leaf and not r.requires_grad and r.grad_fn is None, name
+    assert detached >= 400
+
+
+def test_rule_9_in_place_on_a_leaf_requiring_grad_or_a_view_of_one_raises():
+    """Rule 9: 'An in-place operation autograd records raises on a leaf requiring grad or a view of one.'
+    Tried on the in-place variant of every op_db entry that runs in place: those that do not raise are the
+    ones the page lists as not recorded in place, or as raising something else."""
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("An in-place operation autograd records raises on a leaf requiring grad or a view of one.")
+    not_recorded = _op_sweep.recorded_list("in place, are not recorded")
+    refused = _op_sweep.recorded_list('raise "RuntimeError: cannot resize')
+    checked = 0
+    for name, entry, sample in _op_sweep.entries():
+        inplace = entry.inplace_variant
+        if inplace is None or _op_sweep.run(inplace, sample, _op_sweep.fresh(sample.input)) is None:
+            continue
+        for view in (False, True):
+            leaf = _op_sweep.fresh(sample.input, True)
+            target = leaf.view_as(leaf) if view else leaf
+            message = "a view of a leaf Variable" if view else "a leaf Variable that requires grad"
+            try:
+                with torch.enable_grad():
+                    inplace(target, *_op_sweep.fresh(sample.args), **_op_sweep.fresh(sample.kwargs))
+            except RuntimeError as error:
+                assert message in str(error) or name in refused, (name, str(error))
+            else:
+                assert name in not_recorded, name
+            checked += 1
+    assert checked >= 2 * 150
+
+
+def test_rule_9_backward_inputs_runs_a_listed_non_leaf_s_own_grad_fn():
+    """Rule 9: '`torch.autograd.grad` runs only the path from its output to its inputs;
+    `backward(inputs=[b])` also runs a non-leaf `b`'s own `grad_fn`.' Before: '... an operation beyond the
+    inputs is never run', which `loss.backward(inputs=[b])` breaks: it raises when b's input was written
+    in place, and a second call finds b's node freed. `autograd.grad(loss, b)` raises neither."""
+    import torch
+
+    from tests.probes._sentence import raises
+
+    rule_says("`backward(inputs=[b])` also runs a non-leaf `b`'s own `grad_fn`.")
+
+    def graph():
+        x = torch.randn(3, requires_grad=True)
+        a = x * 1
+        b = a.sin()  # saves a
+        return a, b, (b * 2).sum()
+
+    a, b, loss = graph()
+    a.mul_(2)
+    torch.autograd.grad(loss, b, retain_graph=True)
+    assert "modified by an inplace operation" in raises(lambda: loss.backward(inputs=[b]))
+    a, b, loss = graph()
+    loss.backward(inputs=[b], retain_graph=True)
+    torch.autograd.grad(loss, b)
+    a, b, loss = graph()
+    loss.backward(inputs=[b])
+    assert "Trying to backward through the graph a second time" in raises(lambda: loss.backward(inputs=[b]))
+
+
+def test_rule_8_create_graph_records_the_pass_and_warns_of_a_cycle():
+    """Rule 8: '`create_graph=True` keeps the graph as well, but it is for gradients of gradients: it records
+    the pass, so a `.grad` computed from tensors that require grad requires grad, and torch warns of a
+    reference cycle'. Before: `create_graph=True` as another way to get retain_graph's effect, without
+    the warning or the `.grad` that requires grad. Counter-case: a gradient that is a constant (x * 3)."""
+    import warnings
+
+    import torch
+
+    rule_says("`create_graph=True` keeps the graph as well, but it is for gradients of gradients: it records")
+    rule_says("so a `.grad` computed from tensors that require grad requires grad, and torch warns of a")
+    torch.set_warn_always(True)
+    try:
+        for f, requires in ((lambda x: x**3, True), (lambda x: x * 3, False)):
+            x = torch.tensor(2.0, requires_grad=True)
+            y = f(x.exp())
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                y.backward(create_graph=True)
+            assert any("reference cycle" in str(w.message) for w in caught)
+            assert x.grad.requires_grad is True  # exp's gradient is computed from x
+            x = torch.tensor(2.0, requires_grad=True)
+            f(x).backward(create_graph=True)
+            assert x.grad.requires_grad is requires
+            y = f(x.exp())
+            y.backward(create_graph=True)
+            y.backward()  # the graph was kept
+    finally:
+        torch.set_warn_always(False)
