@@ -140,8 +140,8 @@ def _call(name, fn, inplace, sample, mode, made):
     )
 
 
-def sweep() -> tuple[list, list[Call]]:
-    """The names of the entries run, and every call of each."""
+def sweep() -> tuple[int, list, list[Call]]:
+    """op_db's size, the names of the entries run, every call of each."""
     with warnings.catch_warnings():
         # its samples are made at import: some warn (beta, deprecated)
         warnings.simplefilter("ignore")
@@ -173,4 +173,4 @@ def sweep() -> tuple[list, list[Call]]:
                         calls.append(
                             _call(name, fn, inplace, sample, mode, made)
                         )
-    return names, calls
+    return len(op_db), names, calls

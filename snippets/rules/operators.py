@@ -10,7 +10,7 @@ import torch
 from _checks import LEAF_IN_PLACE, VIEW_OF_LEAF_IN_PLACE
 from _op_db import sweep
 
-names, calls = sweep()
+entries, names, calls = sweep()
 broken = []
 
 
@@ -84,9 +84,9 @@ for c in inplace:
         refusals.setdefault(c.error, set()).add(c.op)
 changed = {c.op for c in out if c.after != c.before}
 
-print(f"torch {torch.__version__}, op_db:")
-print(f"{len(names)} operators with a floating CPU")
-print(f"sample, {len(runs)} of them also in place")
+print(f"torch {torch.__version__}: op_db has {entries}")
+print(f"entries, {len(names)} of them operators with")
+print(f"a floating CPU sample, {len(runs)} also in place")
 print("(F. is torch.nn.functional.)")
 counted(1, out)
 show("return their input itself", itself)

@@ -340,3 +340,21 @@ def test_rule_8_create_graph_records_the_pass_and_warns_of_a_cycle():
             y.backward()  # the graph was kept
     finally:
         torch.set_warn_always(False)
+
+
+@said(
+    "The build runs every entry that has a floating CPU sample, on its first sample, out of place and, where "
+    "the entry has one, in place."
+)
+def test_the_operator_check_runs_every_entry_with_a_floating_cpu_sample():
+    """Counter-case: the entries of the installed torch's op_db with a floating CPU sample and an in-place
+    variant, counted here, against the counts the recorded output prints."""
+    from tests.probes import _op_sweep
+
+    out = _op_sweep.OPERATORS_OUT.read_text(encoding="utf-8")
+    entries = _op_sweep.entries()
+    assert f"of them operators with\na floating CPU sample, " in out
+    counted = int(re.search(r"^entries, (\d+) of them", out, re.MULTILINE)[1])
+    assert counted == len(entries)
+    in_place = sum(entry.inplace_variant is not None for _, entry, _ in entries)
+    assert int(re.search(r"sample, (\d+) also in place", out)[1]) <= in_place
