@@ -93,6 +93,15 @@ def _results(value) -> list:
     return []
 
 
+def _inputs(sample) -> tuple:
+    """INPUTS, but for "other inputs requiring grad" where the sample
+    has no other floating tensor input (it would be "leaf" again)."""
+    others = _results([sample.args, list(sample.kwargs.values())])
+    if any(_floating(t) for t in others):
+        return INPUTS
+    return tuple(i for i in INPUTS if "other" not in i)
+
+
 def _first_sample(entry):
     for dtype in (torch.float32, torch.float64):
         if dtype not in entry.supported_dtypes("cpu"):
@@ -169,7 +178,7 @@ def sweep() -> tuple[int, list, list[Call]]:
                 if fn is None:
                     continue
                 for mode in MODES:
-                    for made in INPUTS:
+                    for made in _inputs(sample):
                         calls.append(
                             _call(name, fn, inplace, sample, mode, made)
                         )
