@@ -382,7 +382,10 @@ OPERATORS = RULES_DIR / "operators.py"
 OPERATORS_OUT = RULES_DIR / "operators.out"
 # What snippets/rules/_op_db.py reads of torch's operator database, written here, not read from _op_db.py.
 OP_DB_NAMES = {
-    "common_methods_invocations.py": [r"^op_db: list\[OpInfo\] = ", r"^from torch.testing._internal.opinfo.core import"],
+    "common_methods_invocations.py": [
+        r"^op_db: list\[OpInfo\] = ",
+        r"^from torch.testing._internal.opinfo.core import",
+    ],
     "opinfo/core.py": [
         r"^class OpInfo:",
         r"^class SampleInput:",
@@ -420,7 +423,8 @@ def test_the_sweep_uses_only_what_the_installed_torch_s_op_db_defines():
     used = re.findall(r"\bentry\.(\w+)", sweep) + re.findall(r'getattr\(entry, "(\w+)"', sweep)
     assert set(used) <= ENTRY_ATTRIBUTES, set(used) - ENTRY_ATTRIBUTES
     assert set(re.findall(r"\bsample\.(\w+)", sweep)) <= SAMPLE_ATTRIBUTES
-    assert "common_methods_invocations import" in sweep
+    assert "from torch.testing._internal import common_methods_invocations" in sweep
+    assert "common_methods_invocations.op_db" in sweep
 
 
 def test_the_operator_check_is_recorded_over_at_least_600_operators_and_fits_a_phone():

@@ -46,11 +46,15 @@ class Call:
     mode: str
     made: str
     error: str | None
-    recorded: bool  # grad mode on and a floating input requires grad
-    itself: bool  # the (first floating) result is the input
-    outputs: tuple  # (is_leaf, requires_grad, has grad_fn, is view)
-    before: tuple  # the input's (is_leaf, requires_grad) before
-    after: tuple  # and after
+    # grad mode on and a floating input requires grad
+    recorded: bool
+    # the (first floating) result is the input
+    itself: bool
+    # (is_leaf, requires_grad, has grad_fn, is view) of each result
+    outputs: tuple
+    # the input's (is_leaf, requires_grad) before, and after
+    before: tuple
+    after: tuple
 
 
 def _made(how: str, t: torch.Tensor) -> torch.Tensor:
@@ -82,7 +86,9 @@ def _other(value, requires_grad: bool):
     if not isinstance(value, torch.Tensor):
         return value
     copy = value.detach().clone()
-    return copy.requires_grad_() if requires_grad and _floating(copy) else copy
+    if requires_grad and _floating(copy):
+        copy.requires_grad_()
+    return copy
 
 
 def _results(value) -> list:
@@ -120,7 +126,8 @@ def _call(name, fn, inplace, sample, mode, made):
     others = made == "leaf, other inputs requiring grad"
     args = _other(sample.args, others)
     kwargs = {k: _other(v, others) for k, v in sample.kwargs.items()}
-    floats = [t for t in _results([args, list(kwargs.values())]) if _floating(t)]
+    given = _results([args, list(kwargs.values())])
+    floats = [t for t in given if _floating(t)]
     before = (x.is_leaf, x.requires_grad)
     recorded = mode == "grad mode on" and (
         x.requires_grad or any(t.requires_grad for t in floats)
@@ -129,7 +136,8 @@ def _call(name, fn, inplace, sample, mode, made):
     try:
         with MODES[mode]():
             results = _results(fn(x, *args, **kwargs))
-    except Exception as exc:  # noqa: BLE001: any refusal is recorded
+    # any refusal is recorded
+    except Exception as exc:
         error = f"{type(exc).__name__}: {exc}".split("\n")[0]
     floating = [r for r in results if r.is_floating_point()]
     return Call(
@@ -141,7 +149,8 @@ def _call(name, fn, inplace, sample, mode, made):
         recorded,
         bool(floating) and floating[0] is x,
         tuple(
-            (r.is_leaf, r.requires_grad, r.grad_fn is not None, r._is_view())
+            (r.is_leaf, r.requires_grad, r.grad_fn is not None,
+             r._is_view())
             for r in floating
         ),
         before,
@@ -149,14 +158,14 @@ def _call(name, fn, inplace, sample, mode, made):
     )
 
 
-def sweep() -> tuple[int, list, list[Call]]:
-    """op_db's size, the names of the entries run, every call of each."""
+def sweep() -> tuple[int, list, list]:
+    """op_db's size, the names of the entries run, every Call."""
     with warnings.catch_warnings():
         # its samples are made at import: some warn (beta, deprecated)
         warnings.simplefilter("ignore")
-        from torch.testing._internal.common_methods_invocations import (
-            op_db,
-        )
+        from torch.testing._internal import common_methods_invocations
+
+    op_db = common_methods_invocations.op_db
 
     names, calls = [], []
     for entry in op_db:
@@ -169,7 +178,8 @@ def sweep() -> tuple[int, list, list[Call]]:
             warnings.simplefilter("ignore")
             try:
                 sample = _first_sample(entry)
-            except Exception:  # noqa: BLE001: no sample in this torch
+            # an entry with no sample in this torch
+            except Exception:
                 sample = None
             if sample is None:
                 continue

@@ -28,7 +28,7 @@ def fill(text, first=""):
 
 def show(title, ops):
     """A list, several names a line."""
-    ops = sorted(op.replace("nn.functional.", "F.") for op in set(ops))
+    ops = sorted({op.replace("nn.functional.", "F.") for op in ops})
     print(fill(f"- {title} ({len(ops)}):"))
     print(fill(", ".join(ops) if ops else "none", "  "))
 
@@ -44,7 +44,8 @@ def counted(rule, checked):
 
 
 RECORDED = (False, True, True)
-RG = (False, True)  # what a recorded in-place operation leaves
+# what a recorded in-place operation leaves
+RG = (False, True)
 NOT_RECORDED = (True, False, False)
 out = [c for c in calls if not c.inplace and not c.error]
 itself, unrecorded, views = set(), set(), {}
@@ -91,8 +92,9 @@ print("(F. is torch.nn.functional.)")
 counted(1, out)
 show("return their input itself", itself)
 show("give floating results autograd does not record", unrecorded)
-show("views taken under no_grad() that require grad", views.get("no_grad()", ()))
-also = views.get("inference_mode()", set()) - views.get("no_grad()", set())
+no_grad = views.get("no_grad()", set())
+show("views taken under no_grad() that require grad", no_grad)
+also = views.get("inference_mode()", set()) - no_grad
 show("and only under inference_mode()", also)
 counted(2, out + [c for c in inplace if not c.error])
 show("change their input's leafness out of place", changed)

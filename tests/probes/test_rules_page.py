@@ -353,7 +353,7 @@ def test_the_operator_check_runs_every_entry_with_a_floating_cpu_sample():
 
     out = _op_sweep.OPERATORS_OUT.read_text(encoding="utf-8")
     entries = _op_sweep.entries()
-    assert f"of them operators with\na floating CPU sample, " in out
+    assert "of them operators with\na floating CPU sample, " in out
     counted = int(re.search(r"^entries, (\d+) of them", out, re.MULTILINE)[1])
     assert counted == len(entries)
     in_place = sum(entry.inplace_variant is not None for _, entry, _ in entries)
