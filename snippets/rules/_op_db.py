@@ -185,11 +185,10 @@ def sweep() -> tuple[int, list, list]:
                 continue
             names.append(name)
             for inplace, fn in variants:
-                if fn is None:
-                    continue
-                for mode in MODES:
-                    for made in _inputs(sample):
-                        calls.append(
-                            _call(name, fn, inplace, sample, mode, made)
-                        )
+                if fn is not None:
+                    calls += [
+                        _call(name, fn, inplace, sample, mode, made)
+                        for mode in MODES
+                        for made in _inputs(sample)
+                    ]
     return len(op_db), names, calls
