@@ -392,6 +392,8 @@ OP_DB_NAMES = {
         r"^    name: str$",
         r'^    variant_test_name: str = ""$',
         r"^    sample_inputs_func: Callable = None$",
+        # how the sweep calls it: (entry, device, dtype, requires_grad)
+        r"self\.sample_inputs_func\(self, device, dtype, requires_grad",
         r"^    def supported_dtypes\(self, device_type\):",
         r"^        self\.inplace_variant = ",
         r"^    def __call__\(self, \*args, \*\*kwargs\):",
