@@ -169,7 +169,7 @@ LESSONS = [
 ]
 MAX_MEAN_WORDS = 20
 LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+", re.MULTILINE)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[])")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z⟨*(\[])")  # ⟨ opens what was inline code
 
 
 def sentences(markdown: str) -> list[str]:
@@ -184,7 +184,7 @@ def sentences(markdown: str) -> list[str]:
         text = re.sub(r'^\s*\?\?\?\+?\s+\w+\s+"(.*)"\s*$', r"- \1", text, flags=re.MULTILINE)
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
         text = re.sub(r"\{[^}]*\}", " ", text)
-        text = re.sub(r"`([^`]*)`", lambda m: " ".join(re.findall(r"\w+", m[1])) or "code", text)
+        text = re.sub(r"`([^`]*)`", lambda m: "⟨" + (" ".join(re.findall(r"\w+", m[1])) or "code"), text)
         for item in LIST_ITEM.split(text):
             found += [" ".join(s.split()) for s in SENTENCE_END.split(item) if re.search(r"\w", s)]
     return found
@@ -220,5 +220,5 @@ def test_the_sentence_count_sees_long_sentences_and_skips_code(tmp_path):
     code = "```python\n" + " ".join(["x"] * 200) + "\n```"
     page = f"# Title words\n\n{long} Short one here.\n\n{code}\n\n| a | b |\n| - | - |\n| {long} | x |\n"
     assert [word_count(s) for s in sentences(page)] == [30, 3]
-    page = '- A `b.grad` is `grad: None`{ data-out="x.py" } here\n- next item\n\n??? question "What does it print?"\n    It prints `None`.'
-    assert [word_count(s) for s in sentences(page)] == [7, 2, 4, 3]
+    page = '- A `b.grad` is `grad: None`{ data-out="x.py" } here\n- next item\n\n??? question "What does it print?"\n    It prints `None`. `b` is `a.grad`.'
+    assert [word_count(s) for s in sentences(page)] == [7, 2, 4, 3, 4]
