@@ -8,7 +8,7 @@ print("kept:", b.grad_fn._saved_result.item())
 b.backward()
 # now it is freed: reading it raises
 try:
-    b.grad_fn._saved_result
+    print(b.grad_fn._saved_result)
 except RuntimeError as error:
     print("freed:")
     print(str(error).split(" (")[0])
