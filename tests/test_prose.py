@@ -157,3 +157,68 @@ def test_the_check_lets_a_plain_sentence_through(tmp_path, sentence):
     page = tmp_path / "page.md"
     page.write_text(f"# Page\n\n{sentence}\n")
     assert not unbacked(page)
+
+
+LESSONS = [
+    "leaf-vs-intermediate.md",
+    "grad-is-none.md",
+    "retain-grad.md",
+    "register-hook.md",
+    "inside-the-graph.md",
+    "saved-tensors.md",
+]
+MAX_MEAN_WORDS = 20
+LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+", re.MULTILINE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z⟨*(\[])")  # ⟨ opens what was inline code
+
+
+def sentences(markdown: str) -> list[str]:
+    """The page's sentences, as a reader reads them: paragraphs (no code blocks, outputs, headings or
+    tables), without comments, included rules and attribute lists; a link counts as its text, inline
+    code (a quoted output too: the reader reads it in the sentence) as the words in it; a list item or a
+    folded question's title ends a sentence."""
+    found = []
+    for paragraph in paragraphs(markdown):
+        text = re.sub(r"<!--.*?-->", " ", paragraph, flags=re.DOTALL)
+        text = re.sub(r"^\s*--8<--.*$", " ", text, flags=re.MULTILINE)
+        text = re.sub(r'^\s*\?\?\?\+?\s+\w+\s+"(.*)"\s*$', r"- \1", text, flags=re.MULTILINE)
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+        text = re.sub(r"\{[^}]*\}", " ", text)
+        text = re.sub(r"`([^`]*)`", lambda m: "⟨" + (" ".join(re.findall(r"\w+", m[1])) or "code"), text)
+        for item in LIST_ITEM.split(text):
+            found += [" ".join(s.split()) for s in SENTENCE_END.split(item) if re.search(r"\w", s)]
+    return found
+
+
+def word_count(sentence: str) -> int:
+    return len(re.findall(r"[\w'’-]+", sentence))
+
+
+def mean_words(pages: list[str]) -> float:
+    counts = [word_count(s) for page in pages for s in sentences((ROOT / "docs" / page).read_text("utf-8"))]
+    return sum(counts) / len(counts)
+
+
+def test_the_lessons_sentences_average_at_most_twenty_words():
+    """Catches the lessons' prose growing long again. Over every lesson's sentences together: 20.2 words
+    by this count at 6310cab (issue 29 counted 22.8, ending no sentence at a list item); PyTorch's own
+    tutorial on the topic averages 17."""
+    mean = mean_words(LESSONS)
+    longest = sorted(
+        ((word_count(s), page, s) for page in LESSONS for s in sentences((ROOT / "docs" / page).read_text("utf-8"))),
+        reverse=True,
+    )[:5]
+    if mean > MAX_MEAN_WORDS:
+        worst = "\n".join(f"{n} words, docs/{page}: {s[:100]}" for n, page, s in longest)
+        pytest.fail(f"the lessons' sentences average {mean:.2f} words (at most {MAX_MEAN_WORDS}); longest:\n{worst}", pytrace=False)
+
+
+def test_the_sentence_count_sees_long_sentences_and_skips_code(tmp_path):
+    """The measure itself: a long sentence counts its words, code blocks, outputs and tables count for
+    nothing, a quoted output counts its words, a list item and a folded question end a sentence."""
+    long = " ".join(["word"] * 30) + "."
+    code = "```python\n" + " ".join(["x"] * 200) + "\n```"
+    page = f"# Title words\n\n{long} Short one here.\n\n{code}\n\n| a | b |\n| - | - |\n| {long} | x |\n"
+    assert [word_count(s) for s in sentences(page)] == [30, 3]
+    page = '- A `b.grad` is `grad: None`{ data-out="x.py" } here\n- next item\n\n??? question "What does it print?"\n    It prints `None`. `b` is `a.grad`.'
+    assert [word_count(s) for s in sentences(page)] == [7, 2, 4, 3, 4]

@@ -1,8 +1,11 @@
 import torch
-from torch import float64
+from torch import float64, nn
 
 w = torch.randn(2, 2, requires_grad=True)
 made = {
+    "w": w, "nn.Parameter": nn.Parameter(torch.ones(2)),
+    # computed from tensors that need no grad
+    "ones(2) * 2": torch.ones(2) * 2,
     "w.to(float64)": w.to(float64), "w.view(4)": w.view(4),
     "w.reshape(4)": w.reshape(4), "w[:1]": w[:1],
     "w * 0.01": w * 0.01, 'w.to("cpu")': w.to("cpu"),

@@ -147,3 +147,105 @@ def test_backward_with_gradient_v_is_the_gradient_of_y_times_v_summed():
     (m @ x.exp()).backward(gradient=v)
     (expected,) = torch.autograd.grad(((m @ x.exp()) * v).sum(), [x])
     assert torch.allclose(x.grad, expected)
+
+
+class _Branchy(nn.Module):
+    """A model with a layer on a branch that `forward()` may not take."""
+
+    def __init__(self):
+        super().__init__()
+        self.used, self.branch = nn.Linear(2, 1), nn.Linear(2, 1)
+
+    def forward(self, x, take_branch: bool):
+        return self.used(x) + (self.branch(x) if take_branch else 0)
+
+
+def test_each_of_the_five_causes_leaves_a_weights_grad_none():
+    """Sentence: 'Five things leave a weight's `.grad` None after `backward()`. Each is shown below.'
+    Counter-cases: each cause made with a model other than the page's, and the same model without the
+    cause, whose `.grad` is set (so the cause, not the model, is what leaves it None)."""
+    assert_on_page(PAGE, "Five things leave a weight's `.grad` None after `backward()`. Each is shown below.")
+    x = torch.randn(4, 2)
+
+    def grads(cause: str) -> tuple:
+        first, last = nn.Linear(2, 2), nn.Linear(2, 1)
+        weight = first.weight
+        if cause == "not a leaf":
+            weight = first.weight * 1.0
+        if cause == "frozen":
+            first.weight.requires_grad_(False)
+        h = torch.nn.functional.linear(x, weight, first.bias)
+        if cause == "detach":
+            h = h.detach()
+        if cause == "no_grad":
+            with torch.no_grad():
+                h = torch.nn.functional.linear(x, weight, first.bias)
+        loss = last(h).sum() if cause != "off the path" else last(x[:, :2] * 1.0).sum()
+        loss.backward()
+        if cause == "zero_grad":
+            torch.optim.SGD(first.parameters(), lr=0.1).zero_grad()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return weight.grad, last.weight.grad
+
+    assert grads("none")[0] is not None
+    for cause in ("not a leaf", "off the path", "zero_grad", "frozen", "detach", "no_grad"):
+        weight_grad, last_grad = grads(cause)
+        assert weight_grad is None and last_grad is not None, cause
+
+
+def test_the_leaf_before_the_product_gets_the_gradient():
+    """Sentence: 'The leaf before the product got the gradient.' Counter-case: a chain of two products."""
+    assert_on_page(PAGE, "The leaf before the product got the gradient.")
+    leaf = torch.randn(3, requires_grad=True)
+    w = leaf * 0.01
+    (w * 2).sum().backward()
+    assert torch.allclose(leaf.grad, torch.full((3,), 0.02))
+    leaf.grad = None
+    ((leaf * 0.01) * 0.5 * 2).sum().backward()
+    assert torch.allclose(leaf.grad, torch.full((3,), 0.01))
+
+
+@pytest.mark.parametrize("take_branch", [False, True])
+def test_a_branch_not_taken_gives_its_layer_no_gradient(take_branch):
+    """Sentence: 'An unused branch of `forward()`, an `if` not taken, does the same.' Counter-case: the
+    branch taken, whose layer then gets a gradient."""
+    assert_on_page(PAGE, "An unused branch of `forward()`, an `if` not taken, does the same.")
+    model = _Branchy()
+    model(torch.randn(4, 2), take_branch).sum().backward()
+    assert model.used.weight.grad is not None
+    assert (model.branch.weight.grad is not None) == take_branch
+
+
+@pytest.mark.parametrize("zero", ["optimizer", "module"])
+def test_zero_grad_sets_none_and_set_to_none_false_fills_zeros(zero):
+    """Sentence: '`zero_grad()` sets `.grad` to None. With `set_to_none=False` it fills a `.grad` that
+    exists with zeros instead'. Counter-cases: `Module.zero_grad` and `Optimizer.zero_grad`, a `.grad`
+    that is None before `set_to_none=False` (it stays None), the same tensor kept."""
+    assert_on_page(PAGE, "`zero_grad()` sets `.grad` to None. With `set_to_none=False` it fills a `.grad` that exists with zeros instead")
+    layer, unused = nn.Linear(2, 1), nn.Linear(2, 1)
+    params = [*layer.parameters(), *unused.parameters()]
+    target = torch.optim.SGD(params, lr=0.1) if zero == "optimizer" else nn.ModuleList([layer, unused])
+    layer(torch.randn(4, 2)).sum().backward()
+    grad = layer.weight.grad
+    target.zero_grad(set_to_none=False)
+    assert layer.weight.grad is grad and torch.equal(grad, torch.zeros_like(grad))
+    assert unused.weight.grad is None
+    target.zero_grad()
+    assert layer.weight.grad is None
+
+
+def test_a_frozen_parameter_gets_no_gradient_and_keeps_an_old_one():
+    """Sentence: 'A parameter with `requires_grad=False` gets no gradient'. Counter-case: one frozen after
+    a pass keeps the `.grad` it had, unchanged by the next pass (it gets nothing new)."""
+    assert_on_page(PAGE, "A parameter with `requires_grad=False` gets no gradient")
+    p, q = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
+    p.requires_grad_(False)
+    (p * q).sum().backward()
+    assert p.grad is None
+    (q * 3).sum().backward()
+    q.requires_grad_(False)
+    before = q.grad.clone()
+    r = nn.Parameter(torch.ones(2))
+    (p * q * r).sum().backward()
+    assert torch.equal(q.grad, before) and p.grad is None and r.grad is not None

@@ -36,22 +36,25 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     assert len(got["twice"]) == 2 and all(torch.equal(g, torch.full((4,), 7.0)) for g in got["twice"])
 
 
-def test_register_hook_works_on_any_tensor_that_requires_grad_and_raises_otherwise():
-    """Sentence: 'It can be registered on any tensor that requires grad, leaf or intermediate (on one that
-    does not, it raises ...), and runs when a gradient reaches that tensor (never, for a slice of a leaf taken under
-    `torch.no_grad()`'. Before: 'It works on any tensor that requires grad', which the no_grad slice breaks
-    (accepted, never run). Counter-cases: a view, a frozen parameter, an integer result."""
-    assert_on_page(
-        PAGE, "It can be registered on any tensor that requires grad, leaf or intermediate (on one that does not"
-    )
-    assert_on_page(PAGE, "(never, for a slice of a leaf taken under `torch.no_grad()`")
-    a = torch.ones(4, requires_grad=True)
-    with torch.no_grad():
-        view = a[:2]
-    fired = []
-    view.register_hook(fired.append)
-    (view * 2).sum().backward()
-    assert fired == [] and view.requires_grad
+def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise():
+    """Sentences: 'You can register a hook on a tensor that requires grad, leaf or intermediate. On one that
+    does not, it raises' and 'The hook runs when a gradient reaches its tensor'. Before: '(never, for a slice
+    of a leaf taken under `torch.no_grad()`', which issue 29 broke: after `v.requires_grad_()` on that
+    slice, a gradient reaches it, its hooks run and it gets a `.grad`. Counter-cases: that slice before and
+    after `requires_grad_()`, a view, a frozen parameter, an integer result."""
+    assert_on_page(PAGE, "You can register a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it raises")
+    assert_on_page(PAGE, "The hook runs when a gradient reaches its tensor.")
+    for call_requires_grad in (False, True):
+        a = torch.ones(4, requires_grad=True)
+        with torch.no_grad():
+            view = a[:2]
+        if call_requires_grad:
+            view.requires_grad_()
+        fired = []
+        view.register_hook(fired.append)
+        (view * 2).sum().backward()
+        assert view.requires_grad and (view.grad is not None) == call_requires_grad
+        assert len(fired) == (1 if call_requires_grad else 0)
     w = torch.randn(4, requires_grad=True)
     for t in (w, w * 2, w.view(2, 2), nn.Parameter(torch.ones(2))):
         t.register_hook(lambda g: None)
@@ -183,10 +186,10 @@ def test_the_bias_is_the_closer_of_the_two_to_the_loss():
 
 def test_autograd_grad_returns_an_intermediates_gradient_and_here_writes_no_grad():
     """Sentence: '`torch.autograd.grad(outputs, inputs)` returns the gradients of `outputs` with respect to
-    `inputs`, intermediates included [...] and here writes no `.grad`'. Before: '...and writes no leaf's
+    `inputs`, Intermediates are included [...] Here it writes no `.grad`'. Before: '...and writes no leaf's
     `.grad`. One exception: ...' (a restatement of rule 5, which the page now shows from rules.py).
     Counter-case: a retained tensor between the output and the input, whose `.grad` it does fill."""
-    assert_on_page(PAGE, "intermediates included")
+    assert_on_page(PAGE, "Intermediates are included")
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
     c = b + 1

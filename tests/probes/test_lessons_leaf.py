@@ -185,11 +185,11 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
 
 
 def test_w2_is_already_a_leaf_before_requires_grad_():
-    """Sentence: 'The result is already a leaf, one that does not require grad; `requires_grad_()` only
+    """Sentence: 'The result is already a leaf, one that does not require grad. `requires_grad_()` only
     sets its flag'. Before: 'then call `requires_grad_()`, which turns the result into a leaf in place'
     (issue 20: false). Counter-case: the same tensor object before and after, `w0` requiring grad."""
     assert_on_page(
-        PAGE, "The result is already a leaf, one that does not require grad; `requires_grad_()` only sets its flag"
+        PAGE, "The result is already a leaf, one that does not require grad. `requires_grad_()` only sets its flag"
     )
     w0 = torch.randn(3, requires_grad=True)
     with torch.no_grad():

@@ -46,9 +46,9 @@ def test_retains_grad_tells_whether_a_non_leaf_keeps_its_gradient():
 
 
 def test_retain_grad_on_a_leaf_that_requires_grad_changes_nothing():
-    """Sentence: 'On a leaf that requires grad, `retain_grad()` is a no-op: such a leaf keeps its gradient
-    anyway, and its `retains_grad` stays `False`'. Counter-case: an `nn.Parameter`, and a second pass."""
-    assert_on_page(PAGE, "On a leaf that requires grad, `retain_grad()` is a no-op")
+    """Sentence: 'On a leaf that requires grad, `retain_grad()` is a no-op. Its `retains_grad` stays
+    `False`.' Counter-case: an `nn.Parameter`, and a second pass."""
+    assert_on_page(PAGE, "On a leaf that requires grad, `retain_grad()` is a no-op. Its `retains_grad` stays `False`.")
     p = torch.nn.Parameter(torch.tensor(2.0))
     p.retain_grad()
     assert not p.retains_grad and p.is_leaf
@@ -71,10 +71,10 @@ def test_retain_grad_raises_on_a_tensor_that_does_not_require_grad():
 
 
 def test_requires_grad_on_the_starting_leaf_counts_only_before_computing():
-    """Sentence: 'call `requires_grad_()` on the leaf it starts from before computing from it, and compute
-    again: calling it afterwards changes nothing for what was already computed. (A tensor computed only from
-    tensors that need no grad is itself a leaf: `requires_grad_()` on it makes it require grad, but gives
-    nothing before it a gradient.)' Before: 'Call `requires_grad_()` on the leaf the computation starts
+    """Sentence: 'call `requires_grad_()` on the leaf it starts from. Then compute again: calling it
+    afterwards changes nothing for what was already computed. A tensor computed only from tensors that need
+    no grad is itself a leaf. `requires_grad_()` on it makes it require grad, but gives nothing before it a
+    gradient.' Before that: 'before computing from it, and compute again' (one sentence of 48 words); and: 'Call `requires_grad_()` on the leaf the computation starts
     from, not on the intermediate' (REVIEW.md, 15: loose). Counter-cases: the reviewer's."""
     assert_on_page(PAGE, "calling it afterwards changes nothing for what was already computed")
     x = torch.ones(3)

@@ -1,0 +1,168 @@
+"""Probes of the general sentences on docs/saved-tensors.md. Counter-cases: operations that save inputs,
+results or nothing, saves made at record time or in the backward pass, no_grad(), inference tensors,
+views of several kinds, writes through `.data`, a layer whose input requires grad, a graph kept or
+dropped, `detach()` and `detach().clone()`."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+import torch
+from torch import nn
+from torch.autograd.graph import saved_tensors_hooks
+
+from tests.probes._lesson_text import assert_on_page
+
+PAGE = "saved-tensors.md"
+
+OPERATIONS = {
+    "a * w": lambda a, w: a * w,
+    "exp": lambda a, w: a.exp(),
+    "sin": lambda a, w: a.sin(),
+    "relu": lambda a, w: a.relu(),
+    "a + w": lambda a, w: a + w,
+    "matmul": lambda a, w: a.unsqueeze(0) @ w.unsqueeze(1),
+    "view": lambda a, w: a.view(-1),
+    "pow": lambda a, w: a.pow(3),
+}
+
+
+def packed(op, a, w) -> list[torch.Tensor]:
+    """What the pack hook sees while `op` is recorded."""
+    seen = []
+
+    def pack(t):
+        seen.append(t)
+        return t
+
+    with saved_tensors_hooks(pack, lambda t: t):
+        op(a, w)
+    return seen
+
+
+def leaves():
+    return torch.tensor([2.0, 3.0], requires_grad=True), torch.tensor([4.0, 5.0], requires_grad=True)
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_saved_tensors_hooks_sees_what_the_graph_saved_when_it_records(name):
+    """Sentences: 'Autograd saves them as it records the operations' and '`saved_tensors_hooks` calls a
+    function of yours with every tensor the graph saves'. Counter-cases: operations that save inputs,
+    results or nothing; a save made only in the backward pass would be missed (the backward pass, run
+    after the hooks are gone, still succeeds and packs nothing new)."""
+    assert_on_page(PAGE, "Autograd saves them as it records the operations")
+    assert_on_page(PAGE, "calls a function of yours with every tensor the graph saves")
+    a, w = leaves()
+    seen = packed(OPERATIONS[name], a, w)
+    out = OPERATIONS[name](a, w)
+    saved = [getattr(out.grad_fn, n) for n in dir(out.grad_fn) if n.startswith("_saved_")]
+    tensors = [t for t in saved if isinstance(t, torch.Tensor)]
+    assert len(seen) == len(tensors), (name, len(seen), len(tensors))
+    late = []
+    with saved_tensors_hooks(lambda t: late.append(t) or t, lambda t: t):
+        out.sum().backward()
+    assert not late
+
+
+def test_the_gradients_the_saved_values_stand_for():
+    """Sentence: 'The gradient of `a * w` with respect to `a` is `w`, and with respect to `w` it is `a`.
+    The gradient of `exp(a)` is `exp(a)` itself. The gradient of `a + w` is 1.'"""
+    assert_on_page(PAGE, "The gradient of `exp(a)` is `exp(a)` itself. The gradient of `a + w` is 1.")
+    a, w = leaves()
+    da, dw = torch.autograd.grad((a * w).sum(), (a, w))
+    assert torch.equal(da, w) and torch.equal(dw, a)
+    (da,) = torch.autograd.grad(a.exp().sum(), a)
+    assert torch.equal(da, a.exp())
+    da, dw = torch.autograd.grad((a + w).sum(), (a, w))
+    assert torch.equal(da, torch.ones(2)) and torch.equal(dw, torch.ones(2))
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_nothing_is_saved_under_no_grad(name):
+    """Sentence: 'Autograd records no operation there, so it saves no tensor' (under `no_grad()`).
+    Counter-cases: every operation above, on leaves that require grad."""
+    assert_on_page(PAGE, "Autograd records no operation there, so it saves no tensor")
+    a, w = leaves()
+    with torch.no_grad():
+        assert packed(OPERATIONS[name], a, w) == []
+
+
+def test_tensors_carry_a_version_counter_and_inference_tensors_do_not():
+    """Sentence: 'Tensors also carry a version counter, `t._version`; inference tensors do not.'
+    Before: 'Every tensor also carries a version counter', which an inference tensor breaks."""
+    assert_on_page(PAGE, "Tensors also carry a version counter, `t._version`; inference tensors do not.")
+    a, _ = leaves()
+    for t in (a, a * 2, a[0], torch.arange(3), torch.ones(2, dtype=torch.bool), nn.Parameter(torch.ones(1))):
+        assert t._version == 0
+    with torch.inference_mode():
+        inference = torch.ones(2)
+    with pytest.raises(RuntimeError, match="do not track version counter"):
+        inference._version
+
+
+@pytest.mark.parametrize(
+    "make_view",
+    [lambda b: b.view(2), lambda b: b[1:], lambda b: b.unsqueeze(0), lambda b: b.t(), lambda b: b.detach()],
+    ids=["view", "slice", "unsqueeze", "t", "detach"],
+)
+def test_a_view_or_a_detached_tensor_shares_its_bases_counter(make_view):
+    """Sentences: 'a view shares its base's counter' and '`b.detach()` shares `b`'s memory, and its version
+    counter too'. Counter-cases: several kinds of view, a write through the base and through the view;
+    a write through `.data` raises neither (a counter of its own)."""
+    assert_on_page(PAGE, "a view shares its base's counter")
+    assert_on_page(PAGE, "`b.detach()` shares `b`'s memory, and its version counter too")
+    a, _ = leaves()
+    b = a.exp()
+    v = make_view(b)
+    assert v.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    v.mul_(2)
+    assert b._version == v._version == 1
+    b.add_(1)
+    assert b._version == v._version == 2
+    b.data.add_(1)
+    assert b._version == v._version == 2
+
+
+def test_a_clone_of_a_detached_tensor_has_memory_and_a_counter_of_its_own():
+    """Sentence: 'write into `b.detach().clone()`: it has memory and a counter of its own'. Counter-case:
+    the backward pass of `exp`, which saved `b`, still succeeds and gives exp(a)."""
+    assert_on_page(PAGE, "write into `b.detach().clone()`: it has memory and a counter of its own")
+    a, _ = leaves()
+    b = a.exp()
+    d = b.detach().clone()
+    d.zero_()
+    assert b._version == 0 and d._version == 1 and torch.all(b > 0)
+    b.sum().backward()
+    assert torch.equal(a.grad, a.detach().exp())
+
+
+def test_retain_graph_keeps_the_saved_tensors_as_long_as_the_graph_is_kept():
+    """Sentences: '`retain_graph=True` keeps them, for another pass' and 'So `retain_graph=True` costs
+    the memory of what the graph saved, as long as the graph is kept'. Counter-cases: an intermediate
+    nothing else holds stays alive while the graph is kept, and is freed once the graph is dropped."""
+    assert_on_page(PAGE, "`retain_graph=True` keeps them, for another pass")
+    assert_on_page(PAGE, "costs the memory of what the graph saved, as long as the graph is kept")
+    a, _ = leaves()
+    h = a.exp()
+    alive = weakref.ref(h)
+    out = h.sin().sum()
+    del h
+    out.backward(retain_graph=True)
+    gc.collect()
+    assert alive() is not None
+    del out
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_linear_saves_its_weight_when_its_input_requires_grad():
+    """Sentence: 'Here `x` does not require grad, so the weight is not saved'. Counter-case: the same layer
+    with an input that requires grad saves its weight too."""
+    assert_on_page(PAGE, "Here `x` does not require grad, so the weight is not saved")
+    layer = nn.Linear(4, 3)
+    shapes = [tuple(t.shape) for t in packed(lambda x, _: layer(x), torch.randn(8, 4), None)]
+    assert shapes == [(8, 4)]
+    shapes = [tuple(t.shape) for t in packed(lambda x, _: layer(x), torch.randn(8, 4, requires_grad=True), None)]
+    assert sorted(shapes) == [(4, 3), (8, 4)]
