@@ -8,6 +8,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from tests.conftest import ROOT
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/in-place.md"
@@ -87,10 +88,15 @@ def test_which_assignments_get_which_wording(assignment, wording):
 
 def test_the_version_counter():
     """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
-    each in-place operation on it, or on a view of it, increments (a write through `.data` does not ...;
+    each in-place write to it, or to a view of it, increments (a write through `.data` does not ...;
     nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an
-    in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write."""
-    assert_on_page(PAGE, "has a version counter that each in-place operation on it, or on a view of it, increments")
+    in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write; and
+    `detach_()`, an in-place operation that writes nothing and is not counted (it broke "each in-place
+    operation")."""
+    assert_on_page(PAGE, "has a version counter that each in-place write to it, or to a view of it, increments")
+    kept = torch.zeros(3, requires_grad=True) * 1
+    kept.detach_()
+    assert kept._version == 0
     t = torch.zeros(3)
     t.add_(1)
     with torch.no_grad():
@@ -117,10 +123,20 @@ def test_nn_init_functions_need_no_no_grad(name):
 
 
 def test_detach_write_raises_and_data_write_is_silent():
-    """Sentences: 'Through `detach()`, the change counts against the original's version counter, so ...
-    `backward()` raises' and 'The same write through `.data` is invisible to autograd'. Counter-case: an
-    operation that saves its input instead of its output (mul), written through each."""
+    """Sentences: 'Through `detach()`, the change counts against the original's version counter, so a
+    backward pass that needs the old values raises' and 'The same write through `.data` is invisible to
+    autograd'. Counter-cases: an operation that saves its input instead of its output (mul), written
+    through each; and an add, which saves nothing: the same write through detach() raises nothing (it
+    broke the words before, "so autograd notices it and `backward()` raises")."""
+    assert_on_page(PAGE, "so a backward pass that needs the old values raises")
     assert_on_page(PAGE, "The same write through `.data` is invisible to autograd")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b + 1
+    b.detach().zero_()
+    assert b._version == 1
+    c.sum().backward()
+    assert torch.equal(a.grad, torch.ones(2))
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
     c = b * b
@@ -134,10 +150,10 @@ def test_detach_write_raises_and_data_write_is_silent():
 
 
 def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
-    """Sentence: 'torch raises this when a leaf that requires grad is changed in place with grad mode on'.
+    """Sentence: 'With grad mode on, an in-place operation on a leaf that requires grad raises this'.
     Counter-cases: under no_grad() and under inference_mode() (grad mode off: allowed), and a leaf that
-    does not require grad (allowed)."""
-    assert_on_page(PAGE, "torch raises this when a leaf that requires grad is changed in place with grad mode on")
+    does not require grad (allowed). The exceptions are the snippet's list, probed below."""
+    assert_on_page(PAGE, "With grad mode on, an in-place operation on a leaf that requires grad raises this")
     w = torch.ones(2, requires_grad=True)
     assert raises(lambda: w.mul_(2)).startswith("a leaf Variable that requires grad")
     with torch.no_grad():
@@ -146,3 +162,66 @@ def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
         w.mul_(2)
     torch.ones(2).mul_(2)
     assert w.is_leaf and torch.equal(w.detach(), torch.full((2,), 4.0))
+
+
+def _listed(heading: str) -> set[str]:
+    """The method names leaf_inplace_methods.out prints under `heading`."""
+    lines = (ROOT / "snippets/faq/leaf_inplace_methods.out").read_text(encoding="utf-8").splitlines()
+    start = lines.index(heading) + 1
+    names = set()
+    for line in lines[start:]:
+        if not line.startswith("  "):
+            break
+        names.add(line.strip())
+    return names
+
+
+def test_in_place_operators_of_op_db_that_change_a_leaf_without_the_error_are_listed():
+    """Sentence: 'Not every in-place method raises it. The build tries each in-place method of
+    `torch.Tensor` on such a leaf', and the snippet's list under 'change the leaf, no error:'. Oracle:
+    torch's operator database, not the snippet: every in-place variant of an op_db entry, on its first
+    float32 sample as a leaf that requires grad, with grad mode on. One that changes the leaf without
+    the leaf error must be in the printed list (the words before, 'torch raises this when a leaf that
+    requires grad is changed in place with grad mode on', were broken by `logical_not_`). Deleting a
+    name from the .out makes this fail."""
+    assert_on_page(PAGE, "Not every in-place method raises it.")
+    pytest.importorskip("expecttest")
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    listed = _listed("change the leaf, no error:")
+    silent = set()
+    checked = 0
+    for op in op_db:
+        if op.inplace_variant is None:
+            continue
+        try:
+            sample = next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=True)))
+        except (StopIteration, RuntimeError, NotImplementedError):
+            continue
+        leaf = sample.input
+        if not (isinstance(leaf, torch.Tensor) and leaf.is_leaf and leaf.requires_grad):
+            continue
+        checked += 1
+        before = leaf._version
+        try:
+            op.inplace_variant(leaf, *sample.args, **sample.kwargs)
+        except Exception:  # the leaf error, or another: not a silent change
+            continue
+        if leaf._version != before:
+            silent.add(op.name.split(".")[-1] + "_")
+    assert checked > 100, checked
+    assert silent, "no op_db operator changed a leaf silently: the page's list and words need a look"
+    missing = silent - listed
+    if missing:
+        pytest.fail(f"op_db in-place operators change a leaf without the error, not listed: {missing}", pytrace=False)
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
+    """Sentence: 'Some are refused at once, at the in-place line: `resize_()` of any tensor that requires
+    grad'. Counter-cases: a leaf and an intermediate, resized to their own shape; a tensor that does not
+    require grad takes it. (The words before said only views were refused at once.)"""
+    assert_on_page(PAGE, "(Some are refused at once, at the in-place line: `resize_()` of any tensor that requires grad;")
+    w = torch.ones(3, requires_grad=True)
+    for tensor in (w, w * 2):
+        assert raises(lambda t=tensor: t.resize_(3)) == "cannot resize variables that require grad"
+    torch.ones(3).resize_(4)

@@ -81,12 +81,15 @@ def test_model_to_keeps_each_parameter_a_parameter():
 
 
 def test_reshape_and_slicing_give_non_leaves():
-    """Sentence: '`reshape` and slicing of a leaf that requires grad are no different: each returns a new,
-    non-leaf tensor'. Counter-cases: a reshape to the same shape, `w[...]`, `w[:]`."""
-    assert_on_page(PAGE, "each returns a new, non-leaf tensor")
+    """Sentence: 'With grad mode on, `reshape` and slicing of a leaf that requires grad are no different:
+    each returns a new, non-leaf tensor'. Counter-cases: a reshape to the same shape, `w[...]`, `w[:]`;
+    and the same under no_grad(), which broke the words without "With grad mode on": leaves there."""
+    assert_on_page(PAGE, "With grad mode on, `reshape` and slicing of a leaf that requires grad are no")
     w = torch.randn(4, requires_grad=True)
     for t in (w.reshape(4), w.reshape(2, 2), w[...], w[:], w[1:]):
         assert t is not w and not t.is_leaf
+    with torch.no_grad():
+        assert all(t.is_leaf for t in (w.reshape(2, 2), w[:], w[1:]))
 
 
 def test_retain_grad_on_the_view_gives_the_view_its_gradient():
