@@ -9,6 +9,7 @@ import torch
 import torch.nn as nn
 
 from tests.conftest import ROOT
+from tests.probes._op_db import call, first_samples
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/in-place.md"
@@ -52,9 +53,12 @@ def test_views_from_tensor_split_take_the_write(split):
 
 def test_other_views_refused_at_the_in_place_line():
     """Sentence: 'Some views are refused at once, at the in-place line: a view of a leaf that requires
-    grad, ...; and a view made under `torch.no_grad()`, changed with grad mode on.' Counter-case: the
-    no_grad view changed under no_grad (allowed)."""
-    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, changed with grad mode on.")
+    grad, ...; and a view made under `torch.no_grad()`, written with grad mode on by an operation
+    autograd records.' Counter-cases: the no_grad view changed under no_grad (allowed); writes autograd
+    does not record, allowed with grad mode on: `logical_not_()`, and `mul_(2)` on a view of a base that
+    does not require grad (both broke the words before, "changed with grad mode on"), while `mul_(w)`
+    with `w` requiring grad is recorded and refused."""
+    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, written with grad mode on by an operation autograd records.")
     w = torch.ones(4, requires_grad=True)
     assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
     h = w * 1
@@ -63,6 +67,13 @@ def test_other_views_refused_at_the_in_place_line():
     assert "created in no_grad mode and is being modified inplace" in raises(lambda: v.mul_(2))
     with torch.no_grad():
         v.mul_(2)
+        unrecorded = h[:2]
+    unrecorded.logical_not_()
+    plain = torch.zeros(3)
+    with torch.no_grad():
+        view = plain[:2]
+    view.mul_(2)
+    assert "created in no_grad mode" in raises(lambda: view.mul_(w[:2]))
 
 
 @pytest.mark.parametrize(
@@ -185,26 +196,19 @@ def test_in_place_operators_of_op_db_that_change_a_leaf_without_the_error_are_li
     requires grad is changed in place with grad mode on', were broken by `logical_not_`). Deleting a
     name from the .out makes this fail."""
     assert_on_page(PAGE, "Not every in-place method raises it.")
-    pytest.importorskip("expecttest")
-    from torch.testing._internal.common_methods_invocations import op_db
-
     listed = _listed("change the leaf, no error:")
     silent = set()
     checked = 0
-    for op in op_db:
+    for op, sample in first_samples(lambda t: t):
         if op.inplace_variant is None:
             continue
-        try:
-            sample = next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=True)))
-        except (StopIteration, RuntimeError, NotImplementedError):
-            continue
         leaf = sample.input
-        if not (isinstance(leaf, torch.Tensor) and leaf.is_leaf and leaf.requires_grad):
+        if not leaf.requires_grad:  # the samples of random and dropout operators
             continue
         checked += 1
         before = leaf._version
         try:
-            op.inplace_variant(leaf, *sample.args, **sample.kwargs)
+            call(op.inplace_variant, sample)
         except Exception:  # the leaf error, or another: not a silent change
             continue
         if leaf._version != before:
@@ -225,3 +229,44 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
     for tensor in (w, w * 2):
         assert raises(lambda t=tensor: t.resize_(3)) == "cannot resize variables that require grad"
     torch.ones(3).resize_(4)
+
+
+def _refused_at_once(op, sample) -> str | None:
+    """The message of an autograd error the in-place variant raises at once on the sample, else None."""
+    try:
+        call(op.inplace_variant, sample)
+    except Exception as error:
+        message = str(error)
+        if "grad" in message or "view" in message or "inplace" in message:
+            return message
+    return None
+
+
+def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
+    """Sentences: 'In-place operations on *intermediates* are allowed, until the backward pass needs the
+    value you overwrote. (Some are refused at once, at the in-place line: `resize_()` of any tensor that
+    requires grad; ...' and 'each in-place write to it ... increments' the version counter. Oracle:
+    every in-place variant in torch's operator database, on an intermediate (`x * 1` of its first
+    float32 sample): an autograd error at the in-place line from any but resize_/resize_as_, or a write
+    that changes the values and leaves the version where it was, fails it. The words before ("Some
+    views are refused at once") were broken by resize_."""
+    assert_on_page(PAGE, "In-place operations on *intermediates* are allowed, until the backward pass needs")
+    refused, unseen, ran = {}, [], 0
+    for op, sample in first_samples(lambda t: t * 1):
+        if op.inplace_variant is None:
+            continue
+        intermediate = sample.input
+        if not intermediate.requires_grad:
+            continue
+        before, version = intermediate.detach().clone(), intermediate._version
+        message = _refused_at_once(op, sample)
+        if message is not None:
+            refused[op.name] = message
+        elif intermediate._version == version and not torch.equal(before, intermediate.detach()):
+            unseen.append(op.name)
+        else:
+            ran += 1
+    assert ran > 100, ran
+    assert set(refused) == {"resize_", "resize_as_"}, refused
+    assert set(refused.values()) == {"cannot resize variables that require grad"}
+    assert not unseen, f"in-place writes the version counter did not count: {unseen}"
