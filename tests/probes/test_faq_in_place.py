@@ -98,12 +98,15 @@ def test_which_assignments_get_which_wording(assignment, wording):
 
 
 def test_the_version_counter():
-    """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
+    """Sentence: 'Every tensor but an inference tensor (`t.is_inference()`) has a version counter that
     each in-place write to it, or to a view of it, increments (a write through `.data` does not ...;
     nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an
     in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write; and
     `detach_()`, an in-place operation that writes nothing and is not counted (it broke "each in-place
-    operation")."""
+    operation"); and, under inference_mode(), a view of a normal tensor and a tensor made in a nested
+    inference_mode(False): not inference tensors, they have a counter (they broke "except one made
+    under `torch.inference_mode()`")."""
+    assert_on_page(PAGE, "Every tensor but an inference tensor (`t.is_inference()`) has a version counter")
     assert_on_page(PAGE, "has a version counter that each in-place write to it, or to a view of it, increments")
     kept = torch.zeros(3, requires_grad=True) * 1
     kept.detach_()
@@ -120,7 +123,13 @@ def test_the_version_counter():
     assert t._version == 3
     with torch.inference_mode():
         inference = torch.zeros(3)
+        view = t[1:]
+        with torch.inference_mode(False):
+            normal = torch.zeros(3)
+    assert inference.is_inference()
     assert "do not track version counter" in raises(lambda: inference._version)
+    for counted in (view, normal):
+        assert not counted.is_inference() and isinstance(counted._version, int)
 
 
 @pytest.mark.parametrize("name", [n for n in dir(nn.init) if n.endswith("_") and not n.startswith("_")])
