@@ -22,7 +22,10 @@ for name in sorted(names):
                 break
             continue
         # the version counter moves on every in-place write
-        (changed if w._version else unchanged).append(name)
+        if w._version:
+            changed.append((name, w.is_leaf and w.grad_fn is None))
+        else:
+            unchanged.append(name)
         break
     else:
         other.append(name)
@@ -31,12 +34,11 @@ print(f"in-place methods tried: {len(names)}")
 print(f"raise the leaf error:   {len(raised)}")
 print(f"another error:          {len(other)}")
 print("change the leaf, no error:")
-for name in changed:
-    print(f"  {name}")
+for name, leaf in changed:
+    print(f"  {name:<13} still a leaf: {leaf}")
 print("run, leaf unchanged:")
 for name in unchanged:
     print(f"  {name}")
 w = torch.full((3,), 0.5, requires_grad=True)
 w.logical_not_()
 print(f"after logical_not_: {w.detach()}")
-print(f"is_leaf: {w.is_leaf}, grad_fn: {w.grad_fn}")

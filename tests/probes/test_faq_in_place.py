@@ -192,7 +192,7 @@ def _listed(heading: str) -> set[str]:
     for line in lines[start:]:
         if not line.startswith("  "):
             break
-        names.add(line.strip())
+        names.add(line.split()[0])
     return names
 
 
