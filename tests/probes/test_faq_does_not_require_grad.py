@@ -11,6 +11,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from tests.probes._op_db import call, first_samples, tensors
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/does-not-require-grad.md"
@@ -72,12 +73,39 @@ def test_a_frozen_model_raises_only_with_an_input_that_does_not_require_grad():
 
 
 def test_numpy_refuses_a_tensor_that_requires_grad():
-    """Sentence: '`.numpy()` refuses a tensor that requires grad, hence the `detach()` people add'.
-    Counter-case: a non-leaf, and a leaf, that require grad (both refused)."""
-    assert_on_page(PAGE, "(`.numpy()` refuses a tensor that requires grad")
+    """Sentence: '`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass
+    `force=True`'. Counter-cases: a non-leaf, and a leaf, that require grad (both refused); the same
+    under no_grad() and inference_mode(), and with force=True, all accepted (the words without the
+    "unless" said refused)."""
+    assert_on_page(PAGE, "(`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass `force=True`")
     w = torch.randn(3, requires_grad=True)
     for tensor in (w, w * 2):
         assert "Can't call numpy() on Tensor that requires grad" in raises(tensor.numpy)
+        assert tensor.numpy(force=True).shape == (3,)
+        with torch.no_grad():
+            assert tensor.numpy().shape == (3,)
+        with torch.inference_mode():
+            assert tensor.numpy().shape == (3,)
+
+
+def test_nothing_under_no_grad_is_recorded_but_in_enable_grad():
+    """Sentence: 'nothing inside it is recorded, but in a nested `torch.enable_grad()` under `no_grad()`'.
+    Counter-cases: an operation, a module and an in-place one under each mode; enable_grad() nested in
+    inference_mode() records nothing (the words without "but ..." missed the nested enable_grad)."""
+    assert_on_page(PAGE, "nothing inside it is recorded, but in a nested `torch.enable_grad()` under `no_grad()`")
+    w = torch.randn(3, requires_grad=True)
+    layer = nn.Linear(3, 1)
+
+    def recorded():
+        h = w * 1
+        h.add_(1)
+        return [t.grad_fn is not None for t in (w * 2, layer(w), h)]
+
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            assert recorded() == [False, False, False]
+            with torch.enable_grad():
+                assert recorded() == [mode is torch.no_grad] * 3
 
 
 def test_eval_leaves_grad_mode_alone():
@@ -119,3 +147,32 @@ def test_a_detached_leaf_cuts_off_only_what_is_computed_from_it_alone():
     w = torch.ones(1, requires_grad=True)
     assert (h.detach() * w).grad_fn is not None
     assert (h.detach() * 2).grad_fn is None
+
+
+def _recorded(op, sample) -> bool:
+    """Whether any output of the operator on the sample has a grad_fn (a call that raises recorded
+    nothing: unsafe_chunk raises on its sample under inference_mode())."""
+    try:
+        return any(t.grad_fn is not None for t in tensors(call(op, sample)))
+    except Exception:
+        return False
+
+
+def test_op_db_records_nothing_under_no_grad_but_in_a_nested_enable_grad():
+    """Sentence: 'nothing inside it is recorded, but in a nested `torch.enable_grad()` under
+    `no_grad()`', over torch's operator database: every entry on its first float32 sample, an input
+    that requires grad. Under no_grad() and inference_mode() no output gets a grad_fn; enable_grad()
+    nested in no_grad() records every entry that records with grad mode on, nested in
+    inference_mode() none."""
+    assert_on_page(PAGE, "nothing inside it is recorded, but in a nested `torch.enable_grad()` under `no_grad()`")
+    recorded_eagerly = 0
+    for op, sample in first_samples(lambda t: t):
+        if not _recorded(op, sample):
+            continue
+        recorded_eagerly += 1
+        for mode in (torch.no_grad, torch.inference_mode):
+            with mode():
+                assert _recorded(op, sample) is False, (op.name, mode.__name__)
+                with torch.enable_grad():
+                    assert _recorded(op, sample) is (mode is torch.no_grad), (op.name, mode.__name__)
+    assert recorded_eagerly > 400, recorded_eagerly

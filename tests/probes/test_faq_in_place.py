@@ -8,6 +8,8 @@ import pytest
 import torch
 import torch.nn as nn
 
+from tests.conftest import ROOT
+from tests.probes._op_db import call, first_samples
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/in-place.md"
@@ -51,9 +53,12 @@ def test_views_from_tensor_split_take_the_write(split):
 
 def test_other_views_refused_at_the_in_place_line():
     """Sentence: 'Some views are refused at once, at the in-place line: a view of a leaf that requires
-    grad, ...; and a view made under `torch.no_grad()`, changed with grad mode on.' Counter-case: the
-    no_grad view changed under no_grad (allowed)."""
-    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, changed with grad mode on.")
+    grad, ...; and a view made under `torch.no_grad()`, written with grad mode on by an operation
+    autograd records.' Counter-cases: the no_grad view changed under no_grad (allowed); writes autograd
+    does not record, allowed with grad mode on: `logical_not_()`, and `mul_(2)` on a view of a base that
+    does not require grad (both broke the words before, "changed with grad mode on"), while `mul_(w)`
+    with `w` requiring grad is recorded and refused."""
+    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, written with grad mode on by an operation autograd records.")
     w = torch.ones(4, requires_grad=True)
     assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
     h = w * 1
@@ -62,6 +67,13 @@ def test_other_views_refused_at_the_in_place_line():
     assert "created in no_grad mode and is being modified inplace" in raises(lambda: v.mul_(2))
     with torch.no_grad():
         v.mul_(2)
+        unrecorded = h[:2]
+    unrecorded.logical_not_()
+    plain = torch.zeros(3)
+    with torch.no_grad():
+        view = plain[:2]
+    view.mul_(2)
+    assert "created in no_grad mode" in raises(lambda: view.mul_(w[:2]))
 
 
 @pytest.mark.parametrize(
@@ -86,11 +98,19 @@ def test_which_assignments_get_which_wording(assignment, wording):
 
 
 def test_the_version_counter():
-    """Sentence: 'Every tensor (except one made under `torch.inference_mode()`) has a version counter that
-    each in-place operation on it, or on a view of it, increments (a write through `.data` does not ...;
+    """Sentence: 'Every tensor but an inference tensor (`t.is_inference()`) has a version counter that
+    each in-place write to it, or to a view of it, increments (a write through `.data` does not ...;
     nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an
-    in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write."""
-    assert_on_page(PAGE, "has a version counter that each in-place operation on it, or on a view of it, increments")
+    in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write; and
+    `detach_()`, an in-place operation that writes nothing and is not counted (it broke "each in-place
+    operation"); and, under inference_mode(), a view of a normal tensor and a tensor made in a nested
+    inference_mode(False): not inference tensors, they have a counter (they broke "except one made
+    under `torch.inference_mode()`")."""
+    assert_on_page(PAGE, "Every tensor but an inference tensor (`t.is_inference()`) has a version counter")
+    assert_on_page(PAGE, "has a version counter that each in-place write to it, or to a view of it, increments")
+    kept = torch.zeros(3, requires_grad=True) * 1
+    kept.detach_()
+    assert kept._version == 0
     t = torch.zeros(3)
     t.add_(1)
     with torch.no_grad():
@@ -103,7 +123,13 @@ def test_the_version_counter():
     assert t._version == 3
     with torch.inference_mode():
         inference = torch.zeros(3)
+        view = t[1:]
+        with torch.inference_mode(False):
+            normal = torch.zeros(3)
+    assert inference.is_inference()
     assert "do not track version counter" in raises(lambda: inference._version)
+    for counted in (view, normal):
+        assert not counted.is_inference() and isinstance(counted._version, int)
 
 
 @pytest.mark.parametrize("name", [n for n in dir(nn.init) if n.endswith("_") and not n.startswith("_")])
@@ -117,10 +143,20 @@ def test_nn_init_functions_need_no_no_grad(name):
 
 
 def test_detach_write_raises_and_data_write_is_silent():
-    """Sentences: 'Through `detach()`, the change counts against the original's version counter, so ...
-    `backward()` raises' and 'The same write through `.data` is invisible to autograd'. Counter-case: an
-    operation that saves its input instead of its output (mul), written through each."""
+    """Sentences: 'Through `detach()`, the change counts against the original's version counter, so a
+    backward pass that needs the old values raises' and 'The same write through `.data` is invisible to
+    autograd'. Counter-cases: an operation that saves its input instead of its output (mul), written
+    through each; and an add, which saves nothing: the same write through detach() raises nothing (it
+    broke the words before, "so autograd notices it and `backward()` raises")."""
+    assert_on_page(PAGE, "so a backward pass that needs the old values raises")
     assert_on_page(PAGE, "The same write through `.data` is invisible to autograd")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b + 1
+    b.detach().zero_()
+    assert b._version == 1
+    c.sum().backward()
+    assert torch.equal(a.grad, torch.ones(2))
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
     c = b * b
@@ -134,10 +170,10 @@ def test_detach_write_raises_and_data_write_is_silent():
 
 
 def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
-    """Sentence: 'torch raises this when a leaf that requires grad is changed in place with grad mode on'.
+    """Sentence: 'With grad mode on, an in-place operation on a leaf that requires grad raises this'.
     Counter-cases: under no_grad() and under inference_mode() (grad mode off: allowed), and a leaf that
-    does not require grad (allowed)."""
-    assert_on_page(PAGE, "torch raises this when a leaf that requires grad is changed in place with grad mode on")
+    does not require grad (allowed). The exceptions are the snippet's list, probed below."""
+    assert_on_page(PAGE, "With grad mode on, an in-place operation on a leaf that requires grad raises this")
     w = torch.ones(2, requires_grad=True)
     assert raises(lambda: w.mul_(2)).startswith("a leaf Variable that requires grad")
     with torch.no_grad():
@@ -146,3 +182,100 @@ def test_a_leaf_that_requires_grad_changed_in_place_with_grad_mode_on():
         w.mul_(2)
     torch.ones(2).mul_(2)
     assert w.is_leaf and torch.equal(w.detach(), torch.full((2,), 4.0))
+
+
+def _listed(heading: str) -> set[str]:
+    """The method names leaf_inplace_methods.out prints under `heading`."""
+    lines = (ROOT / "snippets/faq/leaf_inplace_methods.out").read_text(encoding="utf-8").splitlines()
+    start = lines.index(heading) + 1
+    names = set()
+    for line in lines[start:]:
+        if not line.startswith("  "):
+            break
+        names.add(line.split()[0])
+    return names
+
+
+def test_in_place_operators_of_op_db_that_change_a_leaf_without_the_error_are_listed():
+    """Sentence: 'Not every in-place method raises it. The build tries each in-place method of
+    `torch.Tensor` on such a leaf', and the snippet's list under 'change the leaf, no error:'. Oracle:
+    torch's operator database, not the snippet: every in-place variant of an op_db entry, on its first
+    float32 sample as a leaf that requires grad, with grad mode on. One that changes the leaf without
+    the leaf error must be in the printed list (the words before, 'torch raises this when a leaf that
+    requires grad is changed in place with grad mode on', were broken by `logical_not_`). Deleting a
+    name from the .out makes this fail."""
+    assert_on_page(PAGE, "Not every in-place method raises it.")
+    listed = _listed("change the leaf, no error:")
+    silent = set()
+    checked = 0
+    for op, sample in first_samples(lambda t: t):
+        if op.inplace_variant is None:
+            continue
+        leaf = sample.input
+        if not leaf.requires_grad:  # the samples of random and dropout operators
+            continue
+        checked += 1
+        before = leaf._version
+        try:
+            call(op.inplace_variant, sample)
+        except Exception:  # the leaf error, or another: not a silent change
+            continue
+        if leaf._version != before:
+            silent.add(op.name.split(".")[-1] + "_")
+    assert checked > 100, checked
+    assert silent, "no op_db operator changed a leaf silently: the page's list and words need a look"
+    missing = silent - listed
+    if missing:
+        pytest.fail(f"op_db in-place operators change a leaf without the error, not listed: {missing}", pytrace=False)
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
+    """Sentence: 'Some are refused at once, at the in-place line: `resize_()` of any tensor that requires
+    grad'. Counter-cases: a leaf and an intermediate, resized to their own shape; a tensor that does not
+    require grad takes it. (The words before said only views were refused at once.)"""
+    assert_on_page(PAGE, "(Some are refused at once, at the in-place line: `resize_()` of any tensor that requires grad;")
+    w = torch.ones(3, requires_grad=True)
+    for tensor in (w, w * 2):
+        assert raises(lambda t=tensor: t.resize_(3)) == "cannot resize variables that require grad"
+    torch.ones(3).resize_(4)
+
+
+def _refused_at_once(op, sample) -> str | None:
+    """The message of an autograd error the in-place variant raises at once on the sample, else None."""
+    try:
+        call(op.inplace_variant, sample)
+    except Exception as error:
+        message = str(error)
+        if "grad" in message or "view" in message or "inplace" in message:
+            return message
+    return None
+
+
+def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
+    """Sentences: 'In-place operations on *intermediates* are allowed, until the backward pass needs the
+    value you overwrote. (Some are refused at once, at the in-place line: `resize_()` of any tensor that
+    requires grad; ...' and 'each in-place write to it ... increments' the version counter. Oracle:
+    every in-place variant in torch's operator database, on an intermediate (`x * 1` of its first
+    float32 sample): an autograd error at the in-place line from any but resize_/resize_as_, or a write
+    that changes the values and leaves the version where it was, fails it. The words before ("Some
+    views are refused at once") were broken by resize_."""
+    assert_on_page(PAGE, "In-place operations on *intermediates* are allowed, until the backward pass needs")
+    refused, unseen, ran = {}, [], 0
+    for op, sample in first_samples(lambda t: t * 1):
+        if op.inplace_variant is None:
+            continue
+        intermediate = sample.input
+        if not intermediate.requires_grad:
+            continue
+        before, version = intermediate.detach().clone(), intermediate._version
+        message = _refused_at_once(op, sample)
+        if message is not None:
+            refused[op.name] = message
+        elif intermediate._version == version and not torch.equal(before, intermediate.detach()):
+            unseen.append(op.name)
+        else:
+            ran += 1
+    assert ran > 100, ran
+    assert set(refused) == {"resize_", "resize_as_"}, refused
+    assert set(refused.values()) == {"cannot resize variables that require grad"}
+    assert not unseen, f"in-place writes the version counter did not count: {unseen}"

@@ -31,6 +31,28 @@ def test_an_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient():
     torch.optim.SGD([w * 0.01], lr=0.1, differentiable=True)
 
 
+OPTIMIZERS = sorted(
+    name
+    for name, value in vars(torch.optim).items()
+    if isinstance(value, type) and issubclass(value, torch.optim.Optimizer) and value is not torch.optim.Optimizer
+)
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_every_torch_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient(name):
+    """Sentence: 'a torch optimizer (unless made with `differentiable=True`) refuses a tensor that is not
+    a leaf, unless it retains its gradient'. Counter-case: every optimizer class torch.optim exports,
+    not only SGD (a 2-D weight, which Muon requires). Making one accept a non-leaf breaks it."""
+    assert_on_page(PAGE, "a tensor that is not a leaf, unless it retains its gradient")
+    optimizer = getattr(torch.optim, name)
+    w = torch.randn(3, 3, requires_grad=True)
+    assert raises(lambda: optimizer([w * 2]), ValueError) == "can't optimize a non-leaf Tensor"
+    retained = w * 2
+    retained.retain_grad()
+    optimizer([retained])
+    optimizer([w])
+
+
 @pytest.mark.parametrize(
     ("move", "stays_a_leaf"),
     [
@@ -39,11 +61,15 @@ def test_an_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient():
         (lambda w: w.to("cpu", torch.float64), False),
         (lambda w: w.to(torch.float64), False),
         (lambda w: w.to("meta"), False),
+        (lambda w: w.to("cpu", copy=True), False),
     ],
 )
 def test_a_move_on_the_cpu_keeps_the_leaf_unless_the_dtype_changes(move, stays_a_leaf):
-    """Sentence: 'the `.to(device)` form of this bug tends to appear once the code runs on a GPU (on the
-    CPU, a `.to()` that changes the dtype does it too)'."""
+    """Sentences: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf' and 'the
+    `.to(device)` form of this bug tends to appear once the code runs on a GPU (on the CPU, a `.to()`
+    that changes the dtype does it too)'. Counter-case: `.to("cpu", copy=True)`, a copy (it broke the
+    words before, 'Moving a CPU tensor to "cpu" returns the tensor itself')."""
+    assert_on_page(PAGE, '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf')
     assert_on_page(PAGE, "(on the CPU, a `.to()` that changes the dtype does it too)")
     w = torch.randn(3, requires_grad=True)
     assert move(w).is_leaf is stays_a_leaf
@@ -81,12 +107,15 @@ def test_model_to_keeps_each_parameter_a_parameter():
 
 
 def test_reshape_and_slicing_give_non_leaves():
-    """Sentence: '`reshape` and slicing of a leaf that requires grad are no different: each returns a new,
-    non-leaf tensor'. Counter-cases: a reshape to the same shape, `w[...]`, `w[:]`."""
-    assert_on_page(PAGE, "each returns a new, non-leaf tensor")
+    """Sentence: 'With grad mode on, `reshape` and slicing of a leaf that requires grad are no different:
+    each returns a new, non-leaf tensor'. Counter-cases: a reshape to the same shape, `w[...]`, `w[:]`;
+    and the same under no_grad(), which broke the words without "With grad mode on": leaves there."""
+    assert_on_page(PAGE, "With grad mode on, `reshape` and slicing of a leaf that requires grad are no")
     w = torch.randn(4, requires_grad=True)
     for t in (w.reshape(4), w.reshape(2, 2), w[...], w[:], w[1:]):
         assert t is not w and not t.is_leaf
+    with torch.no_grad():
+        assert all(t.is_leaf for t in (w.reshape(2, 2), w[:], w[1:]))
 
 
 def test_retain_grad_on_the_view_gives_the_view_its_gradient():

@@ -11,6 +11,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from tests.probes._op_db import call, first_samples, tensors
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/requires-grad.md"
@@ -157,3 +158,22 @@ def test_inference_mode_false_nested_inside_undoes_it():
         w.grad = None
         y.sum().backward()
         assert torch.equal(w.grad, torch.full((3,), 2.0))
+
+
+def test_no_operator_of_op_db_gives_an_integer_or_boolean_result_that_requires_grad():
+    """Sentence: 'Results that are integers or booleans by nature ... do not require grad, whatever their
+    inputs did', over torch's operator database: every entry, on its first float32 sample as a leaf that
+    requires grad, with grad mode on. An operator whose integer or boolean output required grad (or
+    a probe that looked at no such output) fails it."""
+    assert_on_page(PAGE, "do not require grad, whatever their inputs did")
+    exact = []
+    for op, sample in first_samples(lambda t: t):
+        try:
+            outputs = tensors(call(op, sample))
+        except Exception:  # a sample this torch refuses: nothing to check
+            continue
+        for out in outputs:
+            if not (out.is_floating_point() or out.is_complex()):
+                exact.append(op.name)
+                assert not out.requires_grad and out.grad_fn is None, op.name
+    assert len(exact) > 50, exact

@@ -16,10 +16,15 @@ PAGE = "faq/warnings.md"
 
 
 def test_b_grad_stays_none_until_b_retains_its_gradient():
-    """Sentence: '`b.grad` is `None`, now and after later passes, until it does: by `b.retain_grad()`
-    before a pass, or by a pass that lists `b` in `backward(inputs=...)`'. Counter-case (the one issue 20
-    names): `c.backward(inputs=[b])` fills b.grad and leaves a.grad None."""
+    """Sentence: 'so `backward()` leaves `b.grad` at `None`, now and after later passes, until it does: by
+    `b.retain_grad()` before a pass, or by a pass that lists `b` in `backward(inputs=...)`'. Counter-case
+    (the one issue 20 names): `c.backward(inputs=[b])` fills b.grad and leaves a.grad None. The words
+    before said "`b.grad` is `None`": a `.grad` assigned by hand broke them (see the last lines)."""
+    assert_on_page(PAGE, "so `backward()` leaves `b.grad` at `None`, now and after later passes, until it does")
     assert_on_page(PAGE, "or by a pass that lists `b` in `backward(inputs=...)`, which calls `retain_grad()` for it")
+    assigned = torch.tensor(2.0, requires_grad=True) * 3
+    assigned.grad = torch.tensor(1.0)
+    assert not assigned.retains_grad and assigned.grad is not None
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
     c = b * b
