@@ -69,7 +69,12 @@ def test_cpp_only_rows_differ_only_in_the_triggered_at_location(report, built_si
 
 
 def _changed_since(commit: str, example: str) -> bool:
+    """Whether the example or a helper beside it changed since `commit`; an example the commit did not
+    have is new, not changed (its row says only "not run")."""
     path = ROOT / example
+    existed = subprocess.run(["git", "cat-file", "-e", f"{commit}:{example}"], cwd=ROOT, capture_output=True)
+    if existed.returncode != 0:
+        return False
     files = [path, *sorted(path.parent.glob("_*.py"))]
     names = [f.relative_to(ROOT).as_posix() for f in files]
     run = subprocess.run(["git", "diff", "--quiet", commit, "--", *names], cwd=ROOT, check=False)
