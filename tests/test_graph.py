@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from fieldnotes import graph
 from fieldnotes.cache import Store
 from fieldnotes.jobs import Scheduler
-from fieldnotes.render import graph_fence
+from fieldnotes.torch import graph, graph_fence
 from tests.conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -391,7 +390,7 @@ def test_svg_draws_the_model(example):
 
 
 DRAW_ALL = """
-from fieldnotes import graph
+from fieldnotes.torch import graph
 from tests import test_graph as t
 
 for key in sorted(t.EXAMPLES):
@@ -554,7 +553,7 @@ def test_drawing_needs_no_torch():
     """Catches the MkDocs process importing torch to lay out and draw a diagram."""
     code = (
         "import json, sys\n"
-        "from fieldnotes import graph\nfrom fieldnotes.render import graph_fence\n"
+        "from fieldnotes.torch import graph\nfrom fieldnotes.torch import graph_fence\n"
         "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
         " 'is_leaf': True, 'grad': 'None'}],"
         " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"
@@ -570,7 +569,7 @@ def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_pat
     every module of it (listed here from the files themselves), and change with each one."""
     package = [m.name for m in pkgutil.iter_modules(graph.__path__)]
     assert len(package) >= 5  # build, describe, layout, svg, protocol (and the model)
-    expected = {Path(importlib.import_module(f"fieldnotes.graph.{m}").__file__).resolve() for m in package}
+    expected = {Path(importlib.import_module(f"fieldnotes.torch.graph.{m}").__file__).resolve() for m in package}
     expected |= {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
     assert {p.resolve() for p in graph_fence.drawing_code()} == expected
     (tmp_path / "code").mkdir()

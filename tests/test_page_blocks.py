@@ -1,4 +1,4 @@
-"""Each executed block is the block its page wrote (fieldnotes/page_blocks.py, fieldnotes/blocks.py): its
+"""Each executed block is the block its page wrote (fieldnotes/features/page_blocks.py, fieldnotes/blocks.py): its
 snippet is known from the page's Markdown, never matched back from the code it holds."""
 
 from __future__ import annotations

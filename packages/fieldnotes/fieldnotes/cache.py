@@ -3,10 +3,9 @@ change them has changed.
 
 Every entry is keyed by its inputs, the code that makes it (named in its `kind`) and the environment:
 the Python version, the machine, the name and version of every installed distribution (torch first
-among them; not this project's own, which shows up once or twice depending on whether the checkout is
-on sys.path) and the runner's code. A run's key also covers every helper module beside the snippets
-(`_*.py`). A hit returns exactly what was stored; a run's output is still compared with the recorded
-one by whoever loads it.
+among them; not fieldnotes' own, whose code is in the keys by content) and the runner's code. A
+run's key also covers every helper module beside the snippets (`_*.py`). A hit returns exactly what
+was stored; a run's output is still compared with the recorded one by whoever loads it.
 
 A build uses one `Store` (made for that build: its `reuse` is the plugin's `cache` option). The
 entries a build makes are named `build-KEY.json`; each load or save of one marks it used (its
@@ -41,8 +40,8 @@ BUILD_ENTRY = "build-"
 def environment_fingerprint() -> str:
     """A digest of what is installed and which interpreter runs it.
 
-    The project's own distribution is left out: its code is in the key by content (the runner, the graph
-    package), and its `*.egg-info` in the checkout is only found when the checkout is on sys.path, so
+    fieldnotes' own distribution is left out: its code is in the key by content (the runner, the graph
+    package), and an editable install's `*.egg-info` is only found when its folder is on sys.path, so
     counting it would make a cache filled from another directory miss."""
     runner_code = Path(runner.__file__).read_bytes()
     parts = [sys.version, platform.machine(), *installed(), hashlib.sha256(runner_code).hexdigest()]
@@ -63,7 +62,7 @@ def installed() -> list[str]:
 
 
 def _distribution_of(folder: str) -> str:
-    """`autograd_field_notes-0.1.0.dist-info` or `autograd_field_notes.egg-info` -> `autograd-field-notes`."""
+    """`mkdocs_jupyter-0.26.3.dist-info` or `mkdocs_jupyter.egg-info` -> `mkdocs-jupyter`."""
     return canonicalize_name(folder.removesuffix(".dist-info").removesuffix(".egg-info").split("-")[0])
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # A child that has not started running its snippet by then is stuck (its start is importing, not
-# running the example): it is killed and reported as not started.
+# running the example): it is killed and raised as a SnippetTimeout, as one that ran too long is.
 START_LIMIT = 300.0
 
 # How many examples run at once, in a build and in `record`: one per core (more only makes torch's

@@ -10,15 +10,15 @@ Five parts, in two processes:
 - `describe` (the graph in words), `layout` (pure geometry) and `svg` (one inline SVG element) run
   in the MkDocs process, which never imports torch for them.
 
-The ```autograd-graph fence (`fieldnotes.render.graph_fence`) drives them; its cache key covers every
+The ```autograd-graph fence (`fieldnotes.torch.graph_fence`) drives them; its cache key covers every
 module of this package.
 """
 
-from fieldnotes.graph.build import build
-from fieldnotes.graph.layout import GAP_X, MAX_ROW, layout
-from fieldnotes.graph.model import COLLAPSE_MODES, DEFAULT_MAX_NODES, Edge, Graph, GraphError, Node
-from fieldnotes.graph.protocol import emit, extract
-from fieldnotes.graph.svg import render_svg
+from fieldnotes.torch.graph.build import build
+from fieldnotes.torch.graph.layout import GAP_X, MAX_ROW, layout
+from fieldnotes.torch.graph.model import COLLAPSE_MODES, DEFAULT_MAX_NODES, Edge, Graph, GraphError, Node
+from fieldnotes.torch.graph.protocol import emit, extract
+from fieldnotes.torch.graph.svg import render_svg
 
 __all__ = [
     "COLLAPSE_MODES",

@@ -16,8 +16,6 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from fieldnotes import DISTRIBUTION
-
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
@@ -25,7 +23,7 @@ class TorchMismatch(Exception):
     """The installed torch is missing or is not the pinned one."""
 
 
-def require_pinned_torch(root: Path | None = None) -> None:
+def require_pinned_torch(root: Path) -> None:
     """Stop the build at once, with what to do, when torch is missing or is not the pinned one."""
     from mkdocs.exceptions import PluginError
 
@@ -35,7 +33,7 @@ def require_pinned_torch(root: Path | None = None) -> None:
         raise PluginError(str(mismatch)) from None
 
 
-def check_torch(root: Path | None = None) -> Version:
+def check_torch(root: Path) -> Version:
     """The installed torch's version, if it is the pinned one; else TorchMismatch, saying what to do."""
     pinned = pinned_torch(root)
     try:
@@ -67,14 +65,12 @@ def advice(pinned: Version) -> str:
     )
 
 
-def pinned_torch(root: Path | None = None) -> Version:
-    """pyproject.toml's torch pin: read from `root/pyproject.toml` when given (what the checkout says
-    now), else from the installed project's metadata."""
-    if root is not None and (root / "pyproject.toml").exists():
-        requirements = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    else:
-        requirements = importlib.metadata.requires(DISTRIBUTION) or []
-    for requirement in requirements:
+def pinned_torch(root: Path) -> Version:
+    """The torch pin of the site in `root`: its pyproject.toml's `torch==X` without a marker (what the
+    checkout says now, never an installed copy's metadata)."""
+    path = root / "pyproject.toml"
+    project = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}) if path.exists() else {}
+    for requirement in project.get("dependencies", []):
         parsed = Requirement(requirement)
         if parsed.name == "torch" and parsed.marker is None:
             return Version(next(iter(parsed.specifier)).version)

@@ -65,7 +65,7 @@ class Graph:
     collapsed: str = "none"
 
     def description(self) -> str:
-        from fieldnotes.graph.describe import describe  # which reads this module
+        from fieldnotes.torch.graph.describe import describe  # which reads this module
 
         return describe(self)
 

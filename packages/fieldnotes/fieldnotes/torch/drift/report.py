@@ -17,7 +17,7 @@ locations (`(Triggered internally at .../TensorBody.h:493.)`), which say nothing
 gone, an exception raised or gone.
 
 The JSON keeps, for each example, the digest of its code (`snippet_digest`, under the key `content_key`)
-and what it printed, so the site's versions page (fieldnotes.versions) compares it with the recorded
+and what it printed, so the site's versions page (fieldnotes.torch.versions) compares it with the recorded
 output at build time, and says "not run under X since it changed" for an example whose code changed since.
 """
 
@@ -32,8 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fieldnotes.drift_classify import EXERCISE, compare, report_json, report_text, snippet_digest
-from fieldnotes.drift_env import ENVS_DIR, ensure_environment, environment_dir
+from fieldnotes.torch.drift.classify import EXERCISE, compare, report_json, report_text, snippet_digest
+from fieldnotes.torch.drift.env import ENVS_DIR, ensure_environment, environment_dir
 
 EXERCISE_TIMEOUT = 300.0
 
@@ -48,7 +48,7 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
     from fieldnotes.examples import project_examples
     from fieldnotes.jobs import Scheduler
     from fieldnotes.record import timeouts
-    from fieldnotes.torch_pin import pinned_torch
+    from fieldnotes.torch.pin import pinned_torch
 
     examples = [e for e in project_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
     limits, default = timeouts(root)
@@ -103,7 +103,7 @@ def run_exercise(root: Path, python: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m fieldnotes.drift_report",
+        prog="python -m fieldnotes.torch.drift.report",
         description=__doc__.split("\n\n")[0] + " Runs every example and the exercise under that torch, "
         "compares them with the recorded outputs, and exits 1 when anything drifts.",
     )
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="drift-report-") as scratch:
         runs_path = Path(scratch) / "runs.json"
-        inner = [python, "-m", "fieldnotes.drift_report", "--collect", str(runs_path), *args.only]
+        inner = [python, "-m", "fieldnotes.torch.drift.report", "--collect", str(runs_path), *args.only]
         if args.no_exercise:
             inner.append("--no-exercise")
         # The checkout's fieldnotes, not an installed copy: the other environment has none.
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = None if args.no_exercise or not (root / EXERCISE).exists() else run_exercise(root, sys.executable)
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
-    from fieldnotes.versions import version_sentences  # it reads these reports: imported late
+    from fieldnotes.torch.versions import version_sentences  # it reads these reports: imported late
 
     sentences = version_sentences(root, collected["torch_version"])
     print(report_text(report, drifts))

@@ -1,5 +1,5 @@
 """The API index page: every torch name the examples use, each with the examples that use it (page and
-anchor) and its page in PyTorch's documentation. MkDocs hooks, registered in mkdocs.yml under `hooks:`.
+anchor) and its page in PyTorch's documentation: the plugin's `api_index` feature (`fieldnotes.torch.api_page`).
 
 The index is read from the code when the site builds, never written by hand, so a new example is in
 it as soon as a page includes it. Its examples are the snippet files the pages include in executed
@@ -30,9 +30,9 @@ from pathlib import Path
 from fieldnotes import cache, runner
 from fieldnotes.blocks import snippets_of
 from fieldnotes.cache import Store
-from fieldnotes.features import api_names
-from fieldnotes.features.api_names import BUILTIN_ATTRIBUTES, CLASSES, Facts, read_uses
 from fieldnotes.jobs import Scheduler
+from fieldnotes.torch import api_names
+from fieldnotes.torch.api_names import BUILTIN_ATTRIBUTES, CLASSES, Facts, read_uses
 
 __all__ = ["Index", "PageExample", "page_examples", "read_uses", "reused_index", "torch_facts"]
 

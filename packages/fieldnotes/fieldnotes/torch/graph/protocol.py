@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from fieldnotes.graph.build import build
-from fieldnotes.graph.model import DEFAULT_MAX_NODES, Graph, GraphError
+from fieldnotes.torch.graph.build import build
+from fieldnotes.torch.graph.model import DEFAULT_MAX_NODES, Graph, GraphError
 
 GRAPH_BEGIN = "<<<fieldnotes-autograd-graph>>>"
 GRAPH_END = "<<<end-fieldnotes-autograd-graph>>>"

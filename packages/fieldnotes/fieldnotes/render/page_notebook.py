@@ -63,7 +63,7 @@ _CODE_DIGEST = cache.code_digest(__file__)
 @dataclass(frozen=True)
 class Diagrams:
     """How a notebook gets the diagram of an ```autograd-graph fence: drawn as the page's fence draws it
-    (fieldnotes.render.graph_fence), through the build's store and scheduler, so both share one drawing."""
+    (fieldnotes.torch.graph_fence), through the build's store and scheduler, so both share one drawing."""
 
     store: Store
     scheduler: Scheduler
@@ -71,7 +71,7 @@ class Diagrams:
     execute: bool = True
 
     def key(self, body: str) -> str:
-        from fieldnotes.render import graph_fence
+        from fieldnotes.torch import graph_fence
 
         try:
             return graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
@@ -79,7 +79,7 @@ class Diagrams:
             return f"not drawn: {error}"
 
     def svg(self, body: str) -> str | None:
-        from fieldnotes.render import graph_fence
+        from fieldnotes.torch import graph_fence
 
         if not self.execute:  # a build that runs nothing draws nothing
             return None
@@ -245,7 +245,7 @@ class _Prose:
     def _diagram(self, body: str) -> str:
         """The fence as the diagram it draws: an SVG image, in black on white (a notebook's own
         colours may be dark), with its caption."""
-        from fieldnotes.render import graph_fence
+        from fieldnotes.torch import graph_fence
 
         try:
             spec = graph_fence.parse(body, self.root)

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from fieldnotes.graph.collapse import fold_chains, fold_modules
-from fieldnotes.graph.model import COLLAPSE_MODES, DEFAULT_MAX_NODES, Edge, Graph, GraphError, Node
+from fieldnotes.torch.graph.collapse import fold_chains, fold_modules
+from fieldnotes.torch.graph.model import COLLAPSE_MODES, DEFAULT_MAX_NODES, Edge, Graph, GraphError, Node
 
 if TYPE_CHECKING:
     import torch

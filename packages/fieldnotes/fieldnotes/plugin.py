@@ -5,9 +5,9 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
 - the pages' executed blocks (`fieldnotes.features.page_blocks`): each snippet under snippets/ runs in a process
   of its own (`fieldnotes.runner`, through the build's `fieldnotes.jobs.Scheduler`) or comes from the
   store (`fieldnotes.cache`), and its block shows its output only if it equals the recorded one;
-- the ```autograd-graph fence (`fieldnotes.render.graph_fence`);
+- the ```autograd-graph fence (`fieldnotes.torch.graph_fence`);
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
-- the API index page (`api_index`, `fieldnotes.features.api_page`);
+- the API index page (`api_index`, `fieldnotes.torch.api_page`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
   through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
 - the link check of the written site (`links`, `fieldnotes.checks.links`).
@@ -50,18 +50,18 @@ from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, Example, project_examples
-from fieldnotes.features.api_page import ApiIndexPage
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
-from fieldnotes.features.versions_page import VersionsPage
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
-from fieldnotes.render import graph_fence
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.render.output_lines import mark_output_lines
 from fieldnotes.render.page_notebook import Diagrams
-from fieldnotes.torch_pin import require_pinned_torch
+from fieldnotes.torch import graph_fence
+from fieldnotes.torch.api_page import ApiIndexPage
+from fieldnotes.torch.pin import require_pinned_torch
+from fieldnotes.torch.versions_page import VersionsPage
 
 if TYPE_CHECKING:
     from collections.abc import Callable

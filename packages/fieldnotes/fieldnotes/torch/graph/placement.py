@@ -3,7 +3,7 @@ where several edges meet one box."""
 
 from __future__ import annotations
 
-from fieldnotes.graph.model import Graph
+from fieldnotes.torch.graph.model import Graph
 
 GAP_X = 16.0  # between neighbours in a layer
 

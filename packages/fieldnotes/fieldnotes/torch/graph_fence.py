@@ -36,10 +36,11 @@ from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
-from fieldnotes import cache, graph, jobs, runner
+from fieldnotes import cache, jobs, runner
 from fieldnotes.cache import Store
 from fieldnotes.examples import SNIPPETS_DIR
 from fieldnotes.jobs import Scheduler
+from fieldnotes.torch import graph
 
 log = get_plugin_logger("fieldnotes")
 
@@ -118,7 +119,7 @@ def parse(source: str, root: Path) -> Spec:
 def then_code(spec: Spec) -> str:
     """The code run in the snippet's namespace after it: print the graph between markers."""
     request = {"tensors": list(spec.tensors), "max_nodes": spec.max_nodes, "collapse": spec.collapse}
-    return f"__import__('fieldnotes.graph', fromlist=['emit']).emit(globals(), {request!r})\n"
+    return f"__import__('fieldnotes.torch.graph', fromlist=['emit']).emit(globals(), {request!r})\n"
 
 
 def submit(store: Store, scheduler: Scheduler, spec: Spec, timeout: float, priority: float | None = None):

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fieldnotes.graph.model import Graph, GraphError, Node
-from fieldnotes.graph.placement import GAP_X, isotonic, spread_ports
+from fieldnotes.torch.graph.model import Graph, GraphError, Node
+from fieldnotes.torch.graph.placement import GAP_X, isotonic, spread_ports
 
 FONT = 13.0
 CHAR_W = 7.9  # a monospace advance at 13 px (0.6 em, rounded up)

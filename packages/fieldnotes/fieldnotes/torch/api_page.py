@@ -1,6 +1,6 @@
 """The API index page (the plugin's `api_index` feature): every torch name the examples use, each with
 the examples that use it and its page in PyTorch's documentation. The index is read in the background
-from the moment the files are known (`fieldnotes.features.api_index`), and written into the page when MkDocs
+from the moment the files are known (`fieldnotes.torch.api_index`), and written into the page when MkDocs
 renders it; each block's title gets the id the page links to (`fieldnotes.features.page_blocks`)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
 
 from fieldnotes.build_state import Build
-from fieldnotes.features.api_index import Index, PageExample, page_examples, reused_index
 from fieldnotes.features.page_blocks import anchor
 from fieldnotes.jobs import Scheduler
+from fieldnotes.torch.api_index import Index, PageExample, page_examples, reused_index
 
 log = get_plugin_logger("api_index")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from mkdocs.utils import get_relative_url
 
-from fieldnotes import versions
 from fieldnotes.blocks import snippets_of
 from fieldnotes.build_state import Build
+from fieldnotes.torch import versions
 
 
 class VersionsPage:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import hashlib
 from html import escape
 
-from fieldnotes.graph.describe import describe
-from fieldnotes.graph.layout import FONT, LINE_H, PAD_Y, Box, layout
-from fieldnotes.graph.model import MARKS, Graph, Node
+from fieldnotes.torch.graph.describe import describe
+from fieldnotes.torch.graph.layout import FONT, LINE_H, PAD_Y, Box, layout
+from fieldnotes.torch.graph.model import MARKS, Graph, Node
 
 
 def _n(value: float) -> str:

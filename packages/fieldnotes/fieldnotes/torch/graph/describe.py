@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldnotes.graph.model import MARKS, Graph
+from fieldnotes.torch.graph.model import MARKS, Graph
 
 
 def describe(graph: Graph) -> str:

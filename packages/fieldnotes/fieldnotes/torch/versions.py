@@ -1,4 +1,4 @@
-"""What the committed drift reports (versions/*.json, written by fieldnotes.drift_report) say, for the site.
+"""What the committed drift reports (versions/*.json, written by fieldnotes.torch.drift.report) say, for the site.
 
 A report keeps, for each example, the digest of its code when it ran and what it printed. Everything
 here is worked out at build time from that and the current files: an example whose code changed since
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes.drift_classify import EXERCISE, classify, snippet_digest
 from fieldnotes.examples import project_examples
+from fieldnotes.torch.drift.classify import EXERCISE, classify, snippet_digest
 
 REPORTS_DIR = "versions"
 PAGE = "versions.md"

@@ -15,7 +15,7 @@ from fieldnotes import blocks, runner
 from fieldnotes.config import project_config
 from fieldnotes.examples import SNIPPETS_DIR, project_examples, torch_version
 from fieldnotes.jobs import Scheduler
-from fieldnotes.torch_pin import TorchMismatch, check_torch
+from fieldnotes.torch.pin import TorchMismatch, check_torch
 
 MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
 """Beside the outputs: for each recorded output, the torch that printed it last."""

@@ -1,4 +1,4 @@
-"""Which torch names an example's code uses, read with `ast`: the API index's reader (fieldnotes/api_index.py).
+"""Which torch names an example's code uses, read with `ast`: the API index's reader (fieldnotes/torch/api_index.py).
 
 Imports are resolved through their aliases (`import torch.nn as nn`, `from torch import nn`); an attribute
 such as `.retain_grad()` is credited to the one class in CLASSES that has it, by what the installed torch
