@@ -96,21 +96,22 @@ def test_real_fingerprint_covers_the_installed_torch(monkeypatch, tmp_path):
     assert _fingerprint_with(monkeypatch, with_torch) != _fingerprint_with(monkeypatch, without)
 
 
-def test_the_projects_own_distribution_is_left_out(monkeypatch, tmp_path):
-    """Catches counting the project's own distribution: its egg-info in the checkout is found only from
-    the checkout's directory, so the same environment would get two fingerprints."""
+def test_fieldnotes_own_distribution_is_left_out(monkeypatch, tmp_path):
+    """Catches counting fieldnotes' own distribution (its code is in the keys by content): an editable
+    install's egg-info is found only from its folder, so the same environment would get two fingerprints."""
     others = ["torch-2.13.0.dist-info", "mkdocs-1.6.1.dist-info"]
     expected = _fingerprint_with(monkeypatch, _site_packages(tmp_path / "a", *others))
-    own = _site_packages(tmp_path / "b", *others, "autograd_field_notes-0.1.0.dist-info")
+    own = _site_packages(tmp_path / "b", *others, "fieldnotes-0.2.0.dist-info")
     egg = _site_packages(
-        tmp_path / "c", *others, "autograd_field_notes-0.1.0.dist-info", "autograd_field_notes.egg-info"
+        tmp_path / "c", *others, "fieldnotes-0.2.0.dist-info", "fieldnotes.egg-info"
     )
     assert _fingerprint_with(monkeypatch, own) == expected
     assert _fingerprint_with(monkeypatch, egg) == expected
 
 
 def test_fingerprint_is_the_same_from_any_directory(tmp_path):
-    """The bug itself: a build from the checkout and a build from elsewhere share the cache."""
+    """The bug itself: a build from the checkout and a build from elsewhere share the cache, whatever
+    the site's own distribution is called (its egg-info in the checkout is not an environment's)."""
     code = "from fieldnotes import cache; print(cache.environment_fingerprint())"
 
     def fingerprint(cwd) -> str:
@@ -118,10 +119,8 @@ def test_fingerprint_is_the_same_from_any_directory(tmp_path):
         return done.stdout.strip()
 
     egg = tmp_path / "checkout"
-    (egg / "autograd_field_notes.egg-info").mkdir(parents=True)
-    (egg / "autograd_field_notes.egg-info" / "PKG-INFO").write_text(
-        "Metadata-Version: 2.1\nName: autograd-field-notes\nVersion: 0.1.0\n"
-    )
+    (egg / "some_site.egg-info").mkdir(parents=True)
+    (egg / "some_site.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: some-site\nVersion: 0.1.0\n")
     assert fingerprint(egg) == fingerprint(tmp_path)
 
 

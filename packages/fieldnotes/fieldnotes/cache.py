@@ -4,7 +4,7 @@ change them has changed.
 Every entry is keyed by its inputs, the code that makes it (named in its `kind`) and the environment:
 the Python version, the machine, the name and version of every installed distribution (torch first
 among them; not fieldnotes' own, whose code is in the keys by content) and the runner's code. A
-run's key also covers every helper module beside the snippets (`_*.py`). A hit returns exactly what
+run's key also covers the helpers the snippet imports (`Example.helpers`). A hit returns exactly what
 was stored; a run's output is still compared with the recorded one by whoever loads it.
 
 A build uses one `Store` (made for that build: its `reuse` is the plugin's `cache` option). The
@@ -15,7 +15,6 @@ Entries under any other name (the tests' runs of snippets as a reader runs them)
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from fieldnotes import DISTRIBUTION, runner
-from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.examples import Example
 from fieldnotes.runner import Run
 
 CACHE_DIR = ".cache/fieldnotes"
@@ -52,7 +51,10 @@ def installed() -> list[str]:
     """Every installed distribution, named by its metadata folder (`torch-2.13.0.dist-info`): its name
     and version. Read from the folder names alone: parsing each one's METADATA is far slower."""
     folders = []
+    here = os.getcwd()
     for entry in sys.path:
+        if entry in ("", here):  # the project's folder (`python -m`), not an environment: a checkout's egg-info
+            continue
         try:
             with os.scandir(entry or ".") as found:
                 folders += [f.name for f in found if f.name.endswith((".dist-info", ".egg-info"))]
@@ -90,19 +92,15 @@ class Store:
         return self.prefix + digest.hexdigest()
 
     def run_key(self, snippet: str, kind: str = "build") -> str:
-        """The key of running `snippet` the `kind` way (with `then` code, say): it covers every helper a
-        snippet could import, too."""
-        return self.content_key(kind, (self.root / snippet).read_bytes())
+        """The key of running `snippet` the `kind` way (with `then` code, say): it covers the helpers
+        the snippet imports, each named, too."""
+        helpers = Example(self.root, snippet).helpers
+        named = b"".join(h.encode() + b"\0" + (self.root / h).read_bytes() for h in helpers)
+        return self.key(kind, (self.root / snippet).read_bytes(), named)
 
     def content_key(self, kind: str, content: bytes) -> str:
-        return self.key(kind, content, self._helpers)
-
-    @functools.cached_property
-    def _helpers(self) -> bytes:
-        """Every helper a snippet could import, named, read once: a Store lasts one build or command,
-        while the keys of every example and diagram cover them."""
-        helpers = sorted((self.root / SNIPPETS_DIR).rglob("_*.py"))
-        return b"".join(h.relative_to(self.root).as_posix().encode() + h.read_bytes() for h in helpers)
+        """The key of `content` that holds all it runs (a notebook)."""
+        return self.key(kind, content)
 
     def load(self, key: str) -> dict | None:
         if not self.reuse:

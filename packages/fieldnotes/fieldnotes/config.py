@@ -62,6 +62,11 @@ class FieldNotesConfig(Config):
     links = config_options.SubConfig(LinksConfig)
 
 
+def docs_dir(root: Path) -> str:
+    """mkdocs.yml's `docs_dir` in `root`: where the pages are."""
+    return yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8")).get("docs_dir") or "docs"
+
+
 def project_config(root: Path) -> FieldNotesConfig:
     """The options mkdocs.yml in `root` gives the plugin (defaults where it gives none)."""
     plugins = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8")).get("plugins") or []

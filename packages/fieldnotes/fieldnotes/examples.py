@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.metadata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from fieldnotes.runner import Run
 
 SNIPPETS_DIR = "snippets"
 RECORD_COMMAND = "python -m fieldnotes.record {snippet}"
+_HELPER_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+(_\w+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,26 @@ class Example:
 
     @property
     def recorded_path(self) -> str:
+        """The recorded output's path, relative to root: "snippets/leaves/seed.out"."""
         return str(Path(self.snippet).with_suffix(".out"))
+
+    @property
+    def helpers(self) -> list[str]:
+        """The helper files the snippet runs: the `_*.py` files beside it that it imports by name
+        (`from _programs import ...`), directly or through another helper, root-relative, in the order
+        first imported. The runner puts the snippet's folder on sys.path, so these are all it can import
+        of the project's."""
+        folder = (self.root / self.snippet).parent
+        found: dict[str, None] = {}
+        reading = [self.root / self.snippet]
+        while reading:
+            for name in _HELPER_IMPORT.findall(reading.pop(0).read_text(encoding="utf-8")):
+                helper = folder / f"{name}.py"
+                path = helper.relative_to(self.root).as_posix()
+                if path not in found and helper.is_file():
+                    found[path] = None
+                    reading.append(helper)
+        return list(found)
 
     def recorded(self) -> str | None:
         path = self.root / self.recorded_path

@@ -11,11 +11,10 @@ import json
 import sys
 from pathlib import Path
 
-from fieldnotes import blocks, runner
+from fieldnotes import runner
+from fieldnotes.batch import run_examples
 from fieldnotes.config import project_config
 from fieldnotes.examples import SNIPPETS_DIR, project_examples, torch_version
-from fieldnotes.jobs import Scheduler
-from fieldnotes.torch.pin import TorchMismatch, check_torch
 
 MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
 """Beside the outputs: for each recorded output, the torch that printed it last."""
@@ -33,16 +32,11 @@ anything: make drift-report TORCH=VERSION.
 """
 
 
-def timeouts(root: Path) -> tuple[dict[str, float], float]:
-    """The limits the build applies: a fence's own timeout="SECONDS", else the plugin's in mkdocs.yml."""
-    default = project_config(root).timeout
-    markdown = (page.read_text(encoding="utf-8") for page in sorted((root / "docs").rglob("*.md")))
-    return blocks.timeouts(markdown, default), default
-
-
 def main(root: Path, only: list[str]) -> int:
     uses_torch = project_config(root).torch
     if uses_torch:
+        from fieldnotes.torch.pin import TorchMismatch, check_torch
+
         try:
             check_torch(root)
         except TorchMismatch as mismatch:
@@ -53,15 +47,11 @@ def main(root: Path, only: list[str]) -> int:
     if only and not examples:
         print(f"fieldnotes.record: no snippet under {' '.join(only)}", file=sys.stderr)
         return 2
-    limits, default = timeouts(root)
-
-    scheduler = Scheduler(root)
-    futures = [scheduler.submit(e.snippet, limits.get(e.snippet, default)) for e in examples]
-    scheduler.close()
-    runs = [_outcome(future) for future in futures]
+    runs = run_examples(root, examples)
     failed = False
     recorded_with = {}
-    for example, run in zip(examples, runs, strict=True):
+    for example in examples:
+        run = runs[example.snippet]
         if isinstance(run, runner.SnippetTimeout):  # a cut-off output is never recorded
             print(f"timed out {example.snippet}: {run}; {example.recorded_path} left as it was", file=sys.stderr)
             failed = True
@@ -77,13 +67,6 @@ def main(root: Path, only: list[str]) -> int:
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     return 1 if orphans or failed else 0
-
-
-def _outcome(future) -> runner.Run | runner.SnippetTimeout:
-    try:
-        return future.result()
-    except runner.SnippetTimeout as timeout:
-        return timeout
 
 
 def read_manifest(root: Path) -> dict[str, str]:

@@ -12,11 +12,11 @@ import platform
 import sys
 from pathlib import Path
 
-from fieldnotes import blocks, runner
+from fieldnotes import runner
+from fieldnotes.batch import run_examples
 from fieldnotes.cache import Store
 from fieldnotes.config import project_config
 from fieldnotes.examples import Example, drift, project_examples
-from fieldnotes.jobs import Scheduler
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -32,29 +32,20 @@ def shard_of(examples: list[Example], shard: int, shards: int) -> list[Example]:
     return examples[shard - 1 :: shards]
 
 
-def run_shard(root: Path, shard: int, shards: int, docs_dir: str = "docs") -> int:
+def run_shard(root: Path, shard: int, shards: int) -> int:
     """Run the shard's examples that the store does not hold yet; print each one's state; 1 if any drifted."""
     config = project_config(root)
     store = Store(root, reuse=config.cache)
     examples = shard_of(project_examples(root), shard, shards)
-    pages = (page.read_text(encoding="utf-8") for page in sorted((root / docs_dir).rglob("*.md")))
-    timeouts = blocks.timeouts(pages, config.timeout)
-    scheduler = Scheduler(root, preload=("torch",) if config.torch else ())
-    pending = {}
-    for example in examples:
-        stored = store.load_run(example)
-        if stored is None:
-            pending[example.snippet] = scheduler.submit(example.snippet, timeouts.get(example.snippet, config.timeout))
-    scheduler.close()
+    pending = run_examples(root, [e for e in examples if store.load_run(e) is None])
     failed = False
     for example in examples:
         if example.snippet not in pending:
             print(f"stored    {example.snippet}")
             continue
-        try:
-            run = pending[example.snippet].result()
-        except runner.SnippetTimeout as timeout:
-            print(f"timed out {example.snippet}: {timeout}", file=sys.stderr)
+        run = pending[example.snippet]
+        if isinstance(run, runner.SnippetTimeout):
+            print(f"timed out {example.snippet}: {run}", file=sys.stderr)
             failed = True
             continue
         printed_by = None if config.torch else f"Python {platform.python_version()}"

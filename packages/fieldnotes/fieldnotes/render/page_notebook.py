@@ -51,12 +51,6 @@ _ADMONITION = re.compile(
 )
 
 
-def helpers_of(snippet: Path) -> list[Path]:
-    """The `_*.py` helper files beside a snippet that it imports (`from _programs import ...`)."""
-    names = re.findall(r"^(?:from|import) (_\w+)", snippet.read_text(encoding="utf-8"), re.MULTILINE)
-    return [snippet.parent / f"{name}.py" for name in dict.fromkeys(names) if (snippet.parent / f"{name}.py").is_file()]
-
-
 _CODE_DIGEST = cache.code_digest(__file__)
 
 
@@ -106,7 +100,7 @@ def page_notebook_json(
     parts = [page_url, markdown, site_url]
     for snippet in snippets_of(markdown):
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
-        parts += [helper.read_text(encoding="utf-8") for helper in helpers_of(root / snippet)]
+        parts += [(root / helper).read_text(encoding="utf-8") for helper in Example(root, snippet).helpers]
     for include in _INCLUDE.finditer(markdown):
         parts.append(_read(root / SNIPPETS_DIR / include["path"]))
     for fence in _GRAPH_FENCE.finditer(markdown):
@@ -148,9 +142,9 @@ def page_notebook(
         prose.add(cells, markdown[position : block.start])
         example = Example(root, block.snippet)
         raises = "Traceback (most recent call last):" in (example.recorded() or "")
-        for helper in helpers_of(root / example.snippet):  # so the notebook runs on its own
-            code = helper.read_text(encoding="utf-8").rstrip("\n")
-            cells.append(new_code_cell(f"%%writefile {helper.name}\n{code}"))
+        for helper in example.helpers:  # so the notebook runs on its own
+            code = (root / helper).read_text(encoding="utf-8").rstrip("\n")
+            cells.append(new_code_cell(f"%%writefile {Path(helper).name}\n{code}"))
         cells.append(
             new_code_cell(
                 (root / example.snippet).read_text(encoding="utf-8").rstrip("\n"),

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes.examples import project_examples
+from fieldnotes.examples import Example, project_examples
 from fieldnotes.torch.drift.classify import EXERCISE, classify, snippet_digest
 
 REPORTS_DIR = "versions"
@@ -75,7 +75,7 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
         return Verdict(torch, "not run")
     if entry["content_key"] != snippet_digest(root, snippet):
         return Verdict(torch, "changed")
-    recorded_path = root / Path(snippet).with_suffix(".out")
+    recorded_path = root / Example(root, snippet).recorded_path
     if not recorded_path.exists():
         return Verdict(torch, "not run")
     recorded = recorded_path.read_text(encoding="utf-8")

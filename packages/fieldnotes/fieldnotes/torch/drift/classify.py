@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldnotes.examples import Example
+
 EXERCISE = "docs/exercise/vanishing_gradients.py"
 
 _SOURCE_LOCATION = re.compile(r"[\w./\\-]*\.(?:h|hpp|c|cc|cpp|cu|cuh):\d+")
@@ -23,11 +25,10 @@ _WARNING = re.compile(r"\b\w*Warning: ")
 
 
 def snippet_digest(root: Path, snippet: str) -> str:
-    """The digest of what an example runs: its file and the helpers beside it (`_*.py`)."""
-    path = root / snippet
-    digest = hashlib.sha256(path.read_bytes())
-    for helper in sorted(path.parent.glob("_*.py")):
-        digest.update(helper.name.encode() + b"\0" + helper.read_bytes())
+    """The digest of what an example runs: its file and the helpers it imports (`Example.helpers`)."""
+    digest = hashlib.sha256((root / snippet).read_bytes())
+    for helper in sorted(Path(h) for h in Example(root, snippet).helpers):
+        digest.update(helper.name.encode() + b"\0" + (root / helper).read_bytes())
     return digest.hexdigest()
 
 
@@ -108,7 +109,7 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
     """Each example's run (and the exercise's) against its reference, in the order collected."""
     drifts = []
     for snippet, run in collected["examples"].items():
-        recorded_path = root / Path(snippet).with_suffix(".out")
+        recorded_path = root / Example(root, snippet).recorded_path
         if run.get("timed_out"):
             drifts.append(Drift(snippet, "behaviour", ["timed out"], run["output"]))
             continue

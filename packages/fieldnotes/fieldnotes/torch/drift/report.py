@@ -32,6 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import fieldnotes
 from fieldnotes.torch.drift.classify import EXERCISE, compare, report_json, report_text, snippet_digest
 from fieldnotes.torch.drift.env import ENVS_DIR, ensure_environment, environment_dir
 
@@ -45,24 +46,18 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
     import torch
 
     from fieldnotes import runner
+    from fieldnotes.batch import run_examples
     from fieldnotes.examples import project_examples
-    from fieldnotes.jobs import Scheduler
-    from fieldnotes.record import timeouts
     from fieldnotes.torch.pin import pinned_torch
 
     examples = [e for e in project_examples(root) if not only or any(e.snippet.startswith(o) for o in only)]
-    limits, default = timeouts(root)
-    scheduler = Scheduler(root)
-    futures = [scheduler.submit(e.snippet, limits.get(e.snippet, default)) for e in examples]
-    scheduler.close()
     runs = {}
-    for example, future in zip(examples, futures, strict=True):
-        try:
-            done = future.result()
+    for snippet, done in run_examples(root, examples).items():
+        if isinstance(done, runner.SnippetTimeout):
+            run = {"output": f"{done}\n{done.partial_output}", "exit_code": -1, "timed_out": True}
+        else:
             run = {"output": done.output, "exit_code": done.exit_code}
-        except runner.SnippetTimeout as timeout:
-            run = {"output": f"{timeout}\n{timeout.partial_output}", "exit_code": -1, "timed_out": True}
-        runs[example.snippet] = {**run, "content_key": snippet_digest(root, example.snippet)}
+        runs[snippet] = {**run, "content_key": snippet_digest(root, snippet)}
     collected = {
         "torch": torch.__version__,
         "torch_version": importlib.metadata.version("torch"),
@@ -137,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         inner = [python, "-m", "fieldnotes.torch.drift.report", "--collect", str(runs_path), *args.only]
         if args.no_exercise:
             inner.append("--no-exercise")
-        # The checkout's fieldnotes, not an installed copy: the other environment has none.
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+        # This fieldnotes, not an installed copy: the other environment has none.
+        here = str(Path(fieldnotes.__file__).parent.parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(inner, cwd=root, env=env)
         if done.returncode != 0:
             print(f"the examples could not be run under {python}", file=sys.stderr)
