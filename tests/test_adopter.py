@@ -35,6 +35,18 @@ def test_it_builds_showing_its_own_outputs_with_their_downloads(adopter):
     assert (adopter / "site" / "snippets" / "text" / "reverse.py").is_file()
 
 
+def test_this_sites_html_rewrites_stay_off_for_it(adopter):
+    """Catches a rewrite this site's stylesheet expects (the `html` options) reaching an adopter: its
+    code keeps Pygments' operator spans (its theme colours them), its outputs carry no line marks, and
+    its templates keep their indentation."""
+    result = mkdocs_build(adopter, adopter / "site")
+    assert result.returncode == 0, result.stderr
+    page = (adopter / "site" / "index.html").read_text()
+    assert '<span class="o">=</span>' in page
+    assert "<w->" not in page
+    assert "\n    <" in page
+
+
 def test_a_drift_fails_its_build_naming_the_page_and_the_diff(adopter):
     """Catches a drift check that only this site's configuration turns on."""
     (adopter / "snippets" / "text" / "reverse.out").write_text("fieldnotes checks every output\n")

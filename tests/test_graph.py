@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from fieldnotes import blocks
 from fieldnotes.cache import Store
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch import graph, graph_fence
@@ -525,15 +526,19 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     seed = copy / "snippets" / "grad_none" / "seed.py"
     seed.write_text(seed.read_text().replace("b = a * 3", "b = a.exp()"))
     assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 2
-    (copy / "snippets" / "grad_none" / "_helper.py").write_text("X = 1\n")  # helpers are in the key too,
-    entry = make_fence(copy, reuse=True)  # as the next build reads them (a Store reads them once)
+    helper = copy / "snippets" / "grad_none" / "_helper.py"
+    helper.write_text("X = 1\n")
+    seed.write_text("import _helper\n" + seed.read_text())
     entry["format"](source, "autograd-graph", "", {}, None)
     assert len(runs) == 3
+    helper.write_text("X = 2\n")  # a helper the snippet imports is in the key too
+    entry["format"](source, "autograd-graph", "", {}, None)
+    assert len(runs) == 4
 
     broken = "snippet: grad_none/seed.py\ntensors: nope"
     for _ in range(2):  # a failure is not stored: it fails, and warns, every build (each its own fence)
         assert "could not be drawn" in make_fence(copy, reuse=True)["format"](broken, "autograd-graph", "", {}, None)
-    assert len(runs) == 5
+    assert len(runs) == 6
 
 
 def test_graph_crosses_processes_as_data_unchanged(example):
@@ -623,7 +628,8 @@ def test_every_diagram_of_the_pages_is_submitted_when_the_files_are_known(copy):
         "```autograd-graph\nsnippet: grad_none/seed.py\nnot a key\n```\n"
     )
     scheduler = _Recording(copy)
-    graph_fence.start(Store(copy, reuse=False), scheduler, 20, [page, "# No diagram\n"])
+    pages = [blocks.parse(page), blocks.parse("# No diagram\n")]
+    graph_fence.start(Store(copy, reuse=False), scheduler, 20, pages)
     assert [(snippet, timeout, priority) for snippet, timeout, _, priority in scheduler.submitted] == [
         ("snippets/grad_none/seed.py", 20, float("inf")),  # before the examples: the pages' notebooks wait
         ("snippets/hooks/seed.py", 20, float("inf")),

@@ -18,7 +18,7 @@ def time_limits(root: Path) -> dict[str, float]:
     default = project_config(root).timeout
     limits: dict[str, float] = {}
     for page in sorted((root / docs_dir(root)).rglob("*.md")):
-        for block in blocks.blocks(page.read_text(encoding="utf-8")):
+        for block in blocks.parse(page.read_text(encoding="utf-8")).blocks:
             limit = block.timeout if block.timeout is not None else default
             limits[block.snippet] = max(limit, limits.get(block.snippet, 0.0))
     return limits

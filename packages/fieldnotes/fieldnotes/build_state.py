@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import torch_version
@@ -29,6 +30,9 @@ class Build:
     """What prints the outputs, as pages and drift messages name it: "torch 2.13.0" or "Python 3.11.2"."""
     page_path: str = ""
     """The page being rendered, as warnings name it: docs/leaf-vs-intermediate.md."""
+    pages: dict[str, Page] = field(default_factory=dict)
+    """Every page's source, parsed once at on_files (`fieldnotes.blocks.parse`), by its src_uri, in the
+    order MkDocs renders them: what every feature reads of a page's blocks and diagrams."""
 
     @classmethod
     def of(cls, config_file: str, config: FieldNotesConfig, dirty: bool = False) -> Build:

@@ -1,7 +1,10 @@
 """The plugin's options (`plugins: - fieldnotes: ...` in mkdocs.yml), in one place for the build and for
-`python -m fieldnotes.record`, which applies the same time limit outside a build.
+`python -m fieldnotes.record`, which applies the same time limit outside a build. The package's
+README.md lists them too.
 
-The first five apply to everything the build runs; each feature has its options in a group of its own:
+The first five apply to everything the build runs; each feature has its options in a group of its own,
+and `html` holds the rewrites of the written HTML, each off unless a site turns it on (each assumes the
+site's stylesheet or scripts expect it):
 
     - fieldnotes:
         torch: true
@@ -12,6 +15,7 @@ The first five apply to everything the build runs; each feature has its options 
         api_index: {enabled: true, page: api.md}
         notebook_pages: {enabled: true}
         links: {enabled: true}
+        html: {code_spans: true, indentation: true, output_lines: true}
 """
 
 from __future__ import annotations
@@ -43,6 +47,18 @@ class LinksConfig(Config):
     """Every internal link and anchor of the written site resolves (external URLs are not fetched)."""
 
 
+class HtmlConfig(Config):
+    code_spans = config_options.Type(bool, default=False)
+    """Drop Pygments' spans of names, operators, punctuation, whitespace and f-string braces from every
+    page's code (`fieldnotes.render.code_spans`): lighter pages, for a stylesheet that gives a code
+    block's text the colour of names. With a theme's own colours, operators would change colour."""
+    indentation = config_options.Type(bool, default=False)
+    """Drop the templates' indentation from every written page (`fieldnotes.render.indentation`)."""
+    output_lines = config_options.Type(bool, default=False)
+    """Mark which lines of each output may wrap on a narrow column (`<w->`, `<i->`:
+    `fieldnotes.render.output_lines`), for a stylesheet that wraps only those."""
+
+
 class FieldNotesConfig(Config):
     torch = config_options.Type(bool, default=False)
     """The examples use torch: the build stops unless the torch the project pins is installed, every
@@ -58,8 +74,10 @@ class FieldNotesConfig(Config):
     """How this project records one example's output, as a drift message tells the reader to run it;
     `{snippet}` stands for the example's path."""
     api_index = config_options.SubConfig(ApiIndexConfig)
+    """Needs `torch: true`: it asks the installed torch about the names the examples use."""
     notebook_pages = config_options.SubConfig(NotebookPagesConfig)
     links = config_options.SubConfig(LinksConfig)
+    html = config_options.SubConfig(HtmlConfig)
 
 
 def docs_dir(root: Path) -> str:

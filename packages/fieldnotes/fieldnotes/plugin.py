@@ -5,30 +5,33 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
 - the pages' executed blocks (`fieldnotes.features.page_blocks`): each snippet under snippets/ runs in a process
   of its own (`fieldnotes.runner`, through the build's `fieldnotes.jobs.Scheduler`) or comes from the
   store (`fieldnotes.cache`), and its block shows its output only if it equals the recorded one;
-- the ```autograd-graph fence (`fieldnotes.torch.graph_fence`);
+- with `torch: true` only (`fieldnotes.torch`): the pinned torch's check, the ```autograd-graph fence
+  (`fieldnotes.torch.graph_fence`), the versions notes, and the API index page (`api_index`,
+  `fieldnotes.torch.api_page`);
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
-- the API index page (`api_index`, `fieldnotes.torch.api_page`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
   through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
-- the link check of the written site (`links`, `fieldnotes.checks.links`).
+- the link check of the written site (`links`, `fieldnotes.checks.links`);
+- the HTML rewrites a site turns on (`html`: `code_spans`, `indentation`, `output_lines`).
 
 Its events, in the order MkDocs calls them (priority 0 unless given):
 
 - on_startup: notes whether the build is dirty (with this event, the plugin lives as long as
   `mkdocs serve`; each build gets its own state all the same).
 - on_config: makes this build's state (`Build`: its store, scheduler and features); checks torch;
-  adds the two fences; keys mkdocs-jupyter's cache by the environment.
+  adds the fences; keys mkdocs-jupyter's cache by the environment.
 - on_pre_build: makes the theme's search index take unchanged pages' entries from the store.
-- on_files (priority 50, before mkdocs-jupyter wraps the notebooks): submits every diagram's run, the
-  notebook's execution and every example's run (in the order the pages show them), and starts the
-  API index's reading; adds the downloads and the API index page.
+- on_files (priority 50, before mkdocs-jupyter wraps the notebooks): parses every page once (the
+  build's `pages`); submits every diagram's run, the notebook's execution and every block's run (in
+  the order the pages show them), and starts the API index's reading; adds the downloads and the API
+  index page.
 - on_nav: the pages' titles, for the API index.
 - on_page_markdown: numbers each executed block's fence (before pymdownx.snippets includes its
   file); links the page's notebook; writes the API index page.
 - on_page_content: checks the page's claims; slims a notebook page; trims the API index's table of
-  contents; drops, in every page's code, the spans that show no colour of their own; marks which
-  lines of each output may wrap (`fieldnotes.render.output_lines`).
-- on_post_page: drops the templates' indentation.
+  contents; with `html`'s options, drops, in every page's code, the spans that show no colour of their
+  own, and marks which lines of each output may wrap (`fieldnotes.render.output_lines`).
+- on_post_page: with `html: {indentation: true}`, drops the templates' indentation.
 - on_post_build (priority -100, after every other plugin wrote its files): checks the links; after a
   full build, evicts the store's entries it did not use.
 - on_build_error: stops the background work.
@@ -43,13 +46,14 @@ import platform
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 
 from fieldnotes import blocks, integrations
 from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
-from fieldnotes.examples import SNIPPETS_DIR, Example, project_examples
+from fieldnotes.examples import SNIPPETS_DIR, project_examples
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
@@ -58,10 +62,6 @@ from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.render.output_lines import mark_output_lines
 from fieldnotes.render.page_notebook import Diagrams
-from fieldnotes.torch import graph_fence
-from fieldnotes.torch.api_page import ApiIndexPage
-from fieldnotes.torch.pin import require_pinned_torch
-from fieldnotes.torch.versions_page import VersionsPage
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -74,23 +74,14 @@ if TYPE_CHECKING:
 
     from fieldnotes.features.notebook_pages import NotebookPages
     from fieldnotes.integrations.notebook_runs import NotebookRuns
+    from fieldnotes.torch.api_page import ApiIndexPage
+    from fieldnotes.torch.versions_page import VersionsPage
 
 log = get_plugin_logger("fieldnotes")
 if integrations.tested("mkdocs-jupyter"):
     lazy_imports.defer(*lazy_imports.HEAVY)  # before MkDocs loads mkdocs-jupyter (see lazy_imports.py)
 
 JUPYTER_PLUGIN = "mkdocs-jupyter"
-
-
-def in_page_order(examples: list[Example], pages: list[str]) -> list[Example]:
-    """The examples in the order the pages (their Markdown, in the order MkDocs renders them) show them,
-    then those no page shows: each page's runs are asked for before the next page's, so MkDocs renders
-    each page as soon as its runs are done rather than all of them at the end."""
-    shown: dict[str, int] = {}
-    for markdown in pages:
-        for snippet in blocks.snippets_of(markdown):
-            shown.setdefault(snippet, len(shown))
-    return sorted(examples, key=lambda example: shown.get(example.snippet, len(shown)))
 
 
 class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
@@ -112,19 +103,28 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.dirty = dirty
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        if self.config.torch:
+        torch = self.config.torch  # the torch features (fieldnotes.torch) are imported only with it
+        if self.config.api_index.enabled and not torch:
+            raise PluginError("fieldnotes: api_index lists torch names, and needs `torch: true`")
+        if torch:
+            from fieldnotes.torch.pin import require_pinned_torch
+
             require_pinned_torch(Path(config.config_file_path).parent)
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
-        self.scheduler = Scheduler(build.root, preload=("torch",) if self.config.torch else ())
-        self.versions = VersionsPage(build) if self.config.torch else None
+        self.scheduler = Scheduler(build.root, preload=("torch",) if torch else ())
+        self.versions = self.api_page = None
+        if torch:
+            from fieldnotes.torch.api_page import ApiIndexPage
+            from fieldnotes.torch.versions_page import VersionsPage
+
+            self.versions = VersionsPage(build)
+            self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
         notes = self.versions.note if self.versions is not None else None
         self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled, notes=notes)
-        self.downloads = Downloads(
-            build, Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute)
-        )
-        self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
+        diagrams = Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute) if torch else None
+        self.downloads = Downloads(build, diagrams)
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         self.notebooks = self.notebook_runs = None
@@ -143,9 +143,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f["name"] not in ("py", "python")]
         fences.append(self.blocks.fence())
-        page = lambda: build.page_path  # noqa: E731
-        timeout, execute = self.config.timeout, self.config.execute
-        fences.append(graph_fence.make_fence(build.store, self.scheduler, timeout, page, execute))
+        if torch:
+            from fieldnotes.torch import graph_fence
+
+            page = lambda: build.page_path  # noqa: E731
+            timeout, execute = self.config.timeout, self.config.execute
+            fences.append(graph_fence.make_fence(build.store, self.scheduler, timeout, page, execute))
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
@@ -155,9 +158,12 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        sources = [page.content_string for page in files.documentation_pages()]
-        if self.config.execute:  # the diagrams first: the pages' notebooks, made below, wait for them
-            graph_fence.start(self.build.store, self.scheduler, self.config.timeout, sources)
+        # Each page parsed once, here; every feature reads build.pages.
+        self.build.pages = {page.src_uri: blocks.parse(page.content_string) for page in files.documentation_pages()}
+        if self.config.execute and self.config.torch:  # the diagrams first: the pages' notebooks wait for them
+            from fieldnotes.torch import graph_fence
+
+            graph_fence.start(self.build.store, self.scheduler, self.config.timeout, self.build.pages.values())
         if self.notebooks is not None:
             self.notebooks.on_files(files, config)
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
@@ -169,8 +175,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.notebook_runs.start(jupyter, files)
         examples = project_examples(self.build.root)
         if self.config.execute:
-            ordered = in_page_order(examples, sources)
-            self.blocks.start(ordered, blocks.timeouts(sources, self.config.timeout))
+            self.blocks.start(examples)
         if self.api_page is not None:
             self.api_page.on_files(files, config)
         self.downloads.on_files(files, config, examples)
@@ -197,13 +202,14 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.links.on_page_content(page, config)
         if self.notebooks is not None:
             html = self.notebooks.on_page_content(html, page)
-        html = slim_code_spans(html)  # every page's code, the notebook's cells too
+        if self.config.html.code_spans:
+            html = slim_code_spans(html)  # every page's code, the notebook's cells too
         if self.api_page is not None:
             html = self.api_page.on_page_content(html, page)
-        return mark_output_lines(html)
+        return mark_output_lines(html) if self.config.html.output_lines else html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        return strip_indentation(output)
+        return strip_indentation(output) if self.config.html.indentation else output
 
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:

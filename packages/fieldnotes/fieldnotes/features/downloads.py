@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File
 
-from fieldnotes.blocks import snippets_of
+from fieldnotes.blocks import Page
 from fieldnotes.build_state import Build
 from fieldnotes.examples import SNIPPETS_DIR, Example
 from fieldnotes.render.page_notebook import Diagrams, page_notebook, page_notebook_json
@@ -30,23 +30,22 @@ class Downloads:
         for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
             uri = helper.relative_to(root).as_posix()
             files.append(File.generated(config, uri, abs_src_path=str(helper)))
-        for page in files.documentation_pages():
-            markdown = page.content_string  # generated pages (the API index) have no source file
-            included = snippets_of(markdown)
+        for page_uri, page in self.build.pages.items():
+            included = page.snippets
             # A missing include is reported, file named, by pymdownx.snippets when the page renders.
             if included and all((root / s).is_file() for s in included):
-                notebook_uri = f"notebooks/{page.src_uri.removesuffix('.md').replace('/', '-')}.ipynb"
-                notebook = self._notebook(markdown, page.src_uri, config.site_url or "", Path(config.docs_dir))
+                notebook_uri = f"notebooks/{page_uri.removesuffix('.md').replace('/', '-')}.ipynb"
+                notebook = self._notebook(page, page_uri, config.site_url or "", Path(config.docs_dir))
                 files.append(File.generated(config, notebook_uri, content=notebook))
-                self.notebooks[page.src_uri] = notebook_uri
+                self.notebooks[page_uri] = notebook_uri
 
-    def _notebook(self, markdown: str, page_uri: str, site_url: str, docs_dir: Path) -> str:
+    def _notebook(self, page: Page, page_uri: str, site_url: str, docs_dir: Path) -> str:
         options = {"site_url": site_url, "diagrams": self.diagrams, "docs_dir": docs_dir}
         if self.build.store.reuse:
-            return page_notebook_json(self.build.store, markdown, page_uri, **options)
+            return page_notebook_json(self.build.store, page, page_uri, **options)
         import nbformat  # page_notebook_json's own reuse is off with the plugin's `cache: false`
 
-        return nbformat.writes(page_notebook(markdown, self.build.root, page_uri, **options))
+        return nbformat.writes(page_notebook(page, self.build.root, page_uri, **options))
 
     def on_page_markdown(self, markdown: str, page) -> str:
         notebook = self.notebooks.get(page.file.src_uri)

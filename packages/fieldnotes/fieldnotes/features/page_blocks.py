@@ -3,11 +3,13 @@ recorded output, and rendered as markdown-exec renders it; and the claims a page
 
 A python block with `exec="on"` keeps markdown-exec's syntax and rendering (its validator and
 `base_format`), but markdown-exec does not execute it: the block is identified by the number
-`blocks.tag` gave its fence, and shows its snippet's run, compared with the recorded output by
+`blocks.tag` gave its fence, and shows its snippet's run under the block's own time limit (a snippet
+two pages show with two limits runs under each), compared with the recorded output by
 `fieldnotes.examples.drift`, the function the tests call. A block that drifted, raised unexpectedly or
 timed out shows an error admonition with the diff instead of an output. Every problem (a drift, a
 false claim `text`{ data-out="x.py" }, inline code) is logged as a warning, which fails the strict
-build. Each block's title is made the download link of its snippet, with the id the API index links to.
+build. Each block's title (its include's path, unless the fence gives one) is made the download link
+of its snippet, with the id the API index links to.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ class PageBlocks:
         """Whether each block's title gets the id the API index links to."""
         self.notes = notes
         """What follows a block's output, given its snippet and the page (what another torch prints)."""
-        self.runs: dict[str, Future] = {}
-        self.problems: dict[str, str | None] = {}
+        self.runs: dict[tuple[str, float], Future] = {}
+        """Each run by what makes it differ: its snippet and its time limit."""
+        self.problems: dict[tuple[str, float], str | None] = {}
         """Each run's drift (or None), computed once per run."""
         self.page_blocks: list[Block] = []
         self.page_ids: list[tuple[str, int]] = []
@@ -66,31 +69,42 @@ class PageBlocks:
         """The pymdownx.superfences custom fence that renders every ```python block."""
         return {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": self._format}
 
-    def start(self, examples: list[Example], timeouts: dict[str, float]) -> None:
-        """Start every example now (or take its stored run), so they run while MkDocs reads the pages."""
+    def _limit(self, block: Block) -> float:
+        return block.timeout if block.timeout is not None else self.build.config.timeout
+
+    def start(self, examples: list[Example]) -> None:
+        """Start every run now (or take its stored one), so they run while MkDocs reads the pages: each
+        page's blocks in page order, before the next page's (MkDocs renders each page as soon as its
+        runs are done), then the examples no page shows."""
+        known = {example.snippet: example for example in examples}
+        wanted = [(b.snippet, self._limit(b)) for page in self.build.pages.values() for b in page.blocks]
+        shown = {snippet for snippet, _ in wanted}
+        wanted += [(e.snippet, self.build.config.timeout) for e in examples if e.snippet not in shown]
         store = self.build.store
-        for example in examples:
+        for run_key in dict.fromkeys(key for key in wanted if key[0] in known):
+            example = known[run_key[0]]
             stored = store.load_run(example)
             if stored is not None:
-                self.runs[example.snippet] = Future()
-                self.runs[example.snippet].set_result(stored)
+                self.runs[run_key] = Future()
+                self.runs[run_key].set_result(stored)
                 continue
-            timeout = timeouts.get(example.snippet, self.build.config.timeout)
 
-            def keep(run: runner.Run, example: Example = example) -> None:
-                self.problems[example.snippet] = self._drift(example, run)
-                if self.problems[example.snippet] is None:  # a failure is never reused: it runs again
+            def keep(run: runner.Run, example: Example = example, run_key: tuple = run_key) -> None:
+                self.problems[run_key] = self._drift(example, run)
+                if self.problems[run_key] is None:  # a failure is never reused: it runs again
                     store.save_run(example, run)
 
-            self.runs[example.snippet] = self.scheduler.submit(example.snippet, timeout, then=None, done=keep)
+            self.runs[run_key] = self.scheduler.submit(example.snippet, run_key[1], then=None, done=keep)
 
     def on_page_markdown(self, markdown: str, page) -> str:
-        tagged, self.page_blocks = blocks.tag(markdown)
-        # Line numbers as in the editor: the page's source has its front matter.
-        self.first_line = page.file.content_string[: len(page.file.content_string) - len(markdown)].count("\n")
+        parsed = self.build.pages.get(page.file.src_uri)
+        if parsed is None or not parsed.markdown.endswith(markdown):
+            # A page made after on_files, or one another plugin rewrote first: its own blocks.
+            parsed = blocks.parse(markdown)
+        self.page_blocks = parsed.blocks
         self.page_ids = []
         self.page = page
-        return tagged
+        return blocks.tag(markdown, parsed)
 
     def on_page_content(self, html_text: str, page) -> str:
         for claim in _CLAIM.finditer(html_text):
@@ -121,23 +135,24 @@ class PageBlocks:
             return ""
         block = self.page_blocks[int(number)]
         example = Example(self.build.root, block.snippet)
-        output, problem = self._output(example)
+        output, problem = self._output(example, self._limit(block))
         if problem:
             # The warning fails a strict build; the page (written all the same, and served by `make serve`)
             # says what is wrong instead of showing an output nobody recorded.
-            log.warning(f"{self.build.page_path}:{self.first_line + block.line}: {problem}")
+            log.warning(f"{self.build.page_path}:{block.line}: {problem}")
             # The code stays above the diff, titled (with the id the API index links to) as any block is.
             problem_html = _problem_block(example, problem)
             run = lambda *_, **__: problem_html  # noqa: E731 - markdown-exec's `run` callback
             shown = {**options, "html": True}
             rendered = str(markdown_exec.base_format(language="python", run=run, code=source, md=md, **shown))
-            return self._titled(rendered, block.snippet)
+            return self._titled(rendered, block)
         note = self.notes(block.snippet, self.page) if self.notes is not None else ""
-        return self._titled(self._rendered(source, output, options, md), block.snippet) + note
+        return self._titled(self._rendered(source, output, options, md), block) + note
 
-    def _titled(self, rendered: str, snippet: str) -> str:
-        """The block's title, its snippet's path, made that file's download link (and given its id)."""
-        title = f'<span class="filename">{snippet}</span>'
+    def _titled(self, rendered: str, block: Block) -> str:
+        """The block's title made its snippet's download link (and given its id)."""
+        snippet, shown = block.snippet, html.escape(block.title)
+        title = f'<span class="filename">{shown}</span>'
         url = get_relative_url(snippet, self.page.url)
         attributes = ""
         if self.block_ids:
@@ -147,7 +162,7 @@ class PageBlocks:
             if times > 1:  # the same snippet twice on a page
                 name = f"{name}-{times}"
             attributes = f' id="{name}"'
-        link = f'<span class="filename"{attributes}><a href="{url}" download>{snippet}</a></span>'
+        link = f'<span class="filename"{attributes}><a href="{url}" download>{shown}</a></span>'
         return rendered.replace(title, link, 1)
 
     def _rendered(self, source: str, output: str, options: dict, md) -> str:
@@ -166,17 +181,18 @@ class PageBlocks:
         found = self.build.store.memo(f"rendered example {_CODE}", key, render)
         return found["html"] if found["reusable"] else render()["html"]
 
-    def _output(self, example: Example) -> tuple[str, str | None]:
-        """What the page shows for the example, or what is wrong with it."""
+    def _output(self, example: Example, limit: float) -> tuple[str, str | None]:
+        """What the page shows for the example run under `limit`, or what is wrong with it."""
         if not self.build.config.execute:
             return example.recorded() or "", None
+        run_key = (example.snippet, limit)
         try:
-            run = self.runs[example.snippet].result()
+            run = self.runs[run_key].result()
         except runner.SnippetTimeout as timeout:
             return "", f"{timeout}. It printed before that:\n{timeout.partial_output}"
-        if example.snippet not in self.problems:  # a stored run: checked once, here
-            self.problems[example.snippet] = self._drift(example, run)
-        return run.output, self.problems[example.snippet]
+        if run_key not in self.problems:  # a stored run: checked once, here
+            self.problems[run_key] = self._drift(example, run)
+        return run.output, self.problems[run_key]
 
     def _drift(self, example: Example, run: runner.Run) -> str | None:
         return drift(example, run, self.build.printed_by, self.build.config.record_command)

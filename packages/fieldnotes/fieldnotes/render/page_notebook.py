@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from fieldnotes import cache
-from fieldnotes.blocks import blocks, snippets_of
+from fieldnotes.blocks import DIAGRAM_FENCE, Page, diagram_body
 from fieldnotes.examples import SNIPPETS_DIR, Example
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cel
 _FENCED = re.compile(r"^(?P<fence>```+|~~~+)[^\n]*\n.*?^(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 _MASKINGS = itertools.count()
-_GRAPH_FENCE = re.compile(r"^```autograd-graph[ \t]*\n(?P<body>.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _ATTR = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)[ \t]*$", re.MULTILINE)
@@ -86,7 +85,7 @@ class Diagrams:
 
 def page_notebook_json(
     store: Store,
-    markdown: str,
+    page: Page,
     page_url: str,
     *,
     site_url: str = "",
@@ -97,26 +96,26 @@ def page_notebook_json(
     helpers they import, the files it includes, its diagrams' drawing keys and this module are
     unchanged: making and validating it (nbformat) cost every rebuild a tenth of a second."""
     root = store.root
-    parts = [page_url, markdown, site_url]
-    for snippet in snippets_of(markdown):
+    parts = [page_url, page.markdown, site_url]
+    for snippet in page.snippets:
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
         parts += [(root / helper).read_text(encoding="utf-8") for helper in Example(root, snippet).helpers]
-    for include in _INCLUDE.finditer(markdown):
+    for include in _INCLUDE.finditer(page.markdown):
         parts.append(_read(root / SNIPPETS_DIR / include["path"]))
-    for fence in _GRAPH_FENCE.finditer(markdown):
-        parts.append(diagrams.key(fence["body"]) if diagrams else "no diagrams")
+    for body in page.diagrams:
+        parts.append(diagrams.key(body) if diagrams else "no diagrams")
 
     def write() -> dict:
         import nbformat
 
-        notebook = page_notebook(markdown, root, page_url, site_url=site_url, diagrams=diagrams, docs_dir=docs_dir)
+        notebook = page_notebook(page, root, page_url, site_url=site_url, diagrams=diagrams, docs_dir=docs_dir)
         return {"ipynb": nbformat.writes(notebook)}
 
     return store.memo(f"page notebook {_CODE_DIGEST}", "\0".join(parts).encode(), write)["ipynb"]
 
 
 def page_notebook(
-    markdown: str,
+    page: Page,
     root: Path,
     page_url: str,
     *,
@@ -130,15 +129,16 @@ def page_notebook(
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
     prose = _Prose(root, page_url, site_url, diagrams, docs_dir or root / "docs")
-    markdown = _FRONT_MATTER.sub("", markdown)
+    markdown = page.markdown
+    front_matter = _FRONT_MATTER.match(markdown)
     cells = [
         new_markdown_cell(
             f"*The examples of {prose.page_link(page_url)}, in page order. Each code cell is one file of the "
             f"site's `{SNIPPETS_DIR}/` folder; the outputs on the page were printed by running exactly these.*"
         )
     ]
-    position = 0
-    for block in blocks(markdown):
+    position = front_matter.end() if front_matter else 0
+    for block in page.blocks:
         prose.add(cells, markdown[position : block.start])
         example = Example(root, block.snippet)
         raises = "Traceback (most recent call last):" in (example.recorded() or "")
@@ -177,7 +177,7 @@ class _Prose:
 
         text = _masking(_FENCED, text, self._includes)
         text = _masking(_FENCED, text, lambda rest, _: _masking(_INLINE_CODE, rest, self._rewrite))
-        text = _GRAPH_FENCE.sub(lambda fence: self._diagram(fence["body"]), text)
+        text = DIAGRAM_FENCE.sub(lambda fence: self._diagram(diagram_body(fence)), text)
         text = _ADMONITION.sub(_admonition, text).strip()
         if text:
             cells.append(new_markdown_cell(text))

@@ -25,10 +25,9 @@ import inspect
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from fieldnotes import cache, runner
-from fieldnotes.blocks import snippets_of
+from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch import api_names
@@ -120,14 +119,13 @@ class Index:
     unattributed: dict[str, list[PageExample]]  # attribute name -> examples where its class is unknown
 
 
-def page_examples(docs_dir: Path, pages: list[str]) -> list[PageExample]:
-    """The examples of `pages` (sources under docs_dir), in their order."""
+def page_examples(pages: dict[str, Page]) -> list[PageExample]:
+    """The examples of `pages` (parsed, by source path), in their order."""
     examples = []
-    for page in pages:
-        markdown = (docs_dir / page).read_text(encoding="utf-8")
-        heading = re.search(r"^# (.+)$", markdown, re.MULTILINE)
-        title = heading[1].strip() if heading else page
-        examples += [PageExample(snippet, page, title) for snippet in snippets_of(markdown)]
+    for uri, page in pages.items():
+        heading = re.search(r"^# (.+)$", page.markdown, re.MULTILINE)
+        title = heading[1].strip() if heading else uri
+        examples += [PageExample(snippet, uri, title) for snippet in page.snippets]
     return examples
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
@@ -120,14 +119,13 @@ class ApiIndexPage:
         self._thread: threading.Thread | None = None
 
     def on_files(self, files, config):
-        docs_dir = Path(config.docs_dir)
-        pages = [f.src_uri for f in files.documentation_pages() if f.src_uri.endswith(".md")]
+        pages = {uri: page for uri, page in self.build.pages.items() if uri.endswith(".md")}
         placeholder = "# API index\n"  # replaced in on_page_markdown, once the index is read
         files.append(File.generated(config, self.uri, content=placeholder))
 
         def work() -> None:
             try:
-                self._result["index"] = reused_index(self.build.store, self.scheduler, page_examples(docs_dir, pages))
+                self._result["index"] = reused_index(self.build.store, self.scheduler, page_examples(pages))
             except Exception as error:  # reported when the page is rendered, which fails the strict build
                 self._result["error"] = error
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -37,6 +37,7 @@ from pathlib import Path
 from mkdocs.plugins import get_plugin_logger
 
 from fieldnotes import cache, jobs, runner
+from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
 from fieldnotes.examples import SNIPPETS_DIR
 from fieldnotes.jobs import Scheduler
@@ -167,19 +168,13 @@ def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) 
     return svg
 
 
-_FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)```autograd-graph[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL
-)
-
-
-def start(store: Store, scheduler: Scheduler, timeout: float, pages: list[str]) -> None:
-    """Submit the run of every diagram of `pages` (their Markdown) not in the store yet, so that it
-    runs beside the examples; drawing it (`cached_draw`, where the page or its notebook shows it) then
-    waits for the very same run (`Scheduler.submit` gives it again). A fence that cannot be parsed is
-    left to its page, which reports it."""
-    for markdown in pages:
-        for fence in _FENCE.finditer(markdown):
-            body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
+def start(store: Store, scheduler: Scheduler, timeout: float, pages: Iterable[Page]) -> None:
+    """Submit the run of every diagram of `pages` not in the store yet, so that it runs beside the
+    examples; drawing it (`cached_draw`, where the page or its notebook shows it) then waits for the
+    very same run (`Scheduler.submit` gives it again). A fence that cannot be parsed is left to its
+    page, which reports it."""
+    for page in pages:
+        for body in page.diagrams:
             try:
                 spec = parse(body, store.root)
             except FenceError:

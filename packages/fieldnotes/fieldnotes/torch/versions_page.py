@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from mkdocs.utils import get_relative_url
 
-from fieldnotes.blocks import snippets_of
 from fieldnotes.build_state import Build
 from fieldnotes.torch import versions
 
@@ -19,7 +18,7 @@ class VersionsPage:
     def on_page_markdown(self, markdown: str, page, files) -> str:
         if page.file.src_uri != versions.PAGE:
             return markdown
-        by_page = {f.src_uri: snippets_of(f.content_string) for f in files.documentation_pages()}
+        by_page = {uri: parsed.snippets for uri, parsed in self.build.pages.items()}
         printed_by = self.build.printed_by.removeprefix("torch ")
         return versions.page_markdown(self.verdicts, markdown, by_page, printed_by)
 
