@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 
 import markdown_exec
@@ -25,7 +25,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.utils import get_relative_url
 
 from fieldnotes import blocks, cache, runner
-from fieldnotes.blocks import BLOCK_OPTION, OWN_OPTIONS, Block
+from fieldnotes.blocks import BLOCK_OPTION, OWN_OPTIONS, Block, Page
 from fieldnotes.build_state import Build
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift
 from fieldnotes.jobs import Scheduler
@@ -77,11 +77,8 @@ class PageBlocks:
         page's blocks in page order, before the next page's (MkDocs renders each page as soon as its
         runs are done), then the examples no page shows."""
         known = {example.snippet: example for example in examples}
-        wanted = [(b.snippet, self._limit(b)) for page in self.build.pages.values() for b in page.blocks]
-        shown = {snippet for snippet, _ in wanted}
-        wanted += [(e.snippet, self.build.config.timeout) for e in examples if e.snippet not in shown]
         store = self.build.store
-        for run_key in dict.fromkeys(key for key in wanted if key[0] in known):
+        for run_key in run_order(self.build.pages.values(), examples, self.build.config.timeout):
             example = known[run_key[0]]
             stored = store.load_run(example)
             if stored is not None:
@@ -196,6 +193,16 @@ class PageBlocks:
 
     def _drift(self, example: Example, run: runner.Run) -> str | None:
         return drift(example, run, self.build.printed_by, self.build.config.record_command)
+
+
+def run_order(pages: Iterable[Page], examples: list[Example], default: float) -> list[tuple[str, float]]:
+    """The runs a build asks for, each once, by what makes them differ (snippet, time limit): each page's
+    blocks in page order, before the next page's, then the examples no page shows; only examples."""
+    known = {example.snippet for example in examples}
+    wanted = [(b.snippet, b.timeout if b.timeout is not None else default) for page in pages for b in page.blocks]
+    shown = {snippet for snippet, _ in wanted}
+    wanted += [(e.snippet, default) for e in examples if e.snippet not in shown]
+    return list(dict.fromkeys(key for key in wanted if key[0] in known))
 
 
 def _claim_line(page, snippet: str, text: str) -> int:
