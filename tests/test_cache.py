@@ -207,3 +207,22 @@ def test_a_build_without_cache_leaves_nothing_switched_for_the_next(tmp_path):
     store = cache.Store(tmp_path)
     assert store.memo("kind", b"content", compute) == store.memo("kind", b"content", compute)
     assert calls == [1]
+
+
+def test_a_run_key_covers_the_helpers_a_helper_imports(tmp_path):
+    """Catches helpers found among the snippet's own imports only: a helper that imports another (the
+    rules' _checks imports _programs) would leave the second out of the run's key, and out of the page
+    notebook's `%%writefile` cells (both read Example.helpers)."""
+    folder = tmp_path / "snippets" / "x"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text("import _a\n")
+    (folder / "_a.py").write_text("from _b import X\n")
+    (folder / "_b.py").write_text("X = 1\n")
+    (folder / "_other.py").write_text("Y = 1\n")
+    assert Example(tmp_path, "snippets/x/main.py").helpers == ["snippets/x/_a.py", "snippets/x/_b.py"]
+    store = cache.Store(tmp_path, environment="an environment")
+    before = store.run_key("snippets/x/main.py")
+    (folder / "_other.py").write_text("Y = 2\n")  # imported by nothing: another snippet's
+    assert store.run_key("snippets/x/main.py") == before
+    (folder / "_b.py").write_text("X = 2\n")
+    assert store.run_key("snippets/x/main.py") != before
