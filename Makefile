@@ -58,7 +58,7 @@ update-outputs: $(INSTALLED)
 # exits 1 (and make, as for any failed recipe, 2).
 drift-report: $(INSTALLED)
 	@test -n "$(TORCH)" || { echo "usage: make drift-report TORCH=VERSION (or a wheel's path)" >&2; exit 2; }
-	$(BIN)/python -m fieldnotes.drift_report --torch $(TORCH) $(if $(DRIFT_ENV),--env $(DRIFT_ENV)) \
+	$(BIN)/python -m fieldnotes.torch.drift.report --torch $(TORCH) $(if $(DRIFT_ENV),--env $(DRIFT_ENV)) \
 		$(if $(DRIFT_JSON),--json $(DRIFT_JSON))
 
 # Build and page costs as ratios to baselines measured in the same run (not part of `make test`).
@@ -74,9 +74,11 @@ under-load: $(INSTALLED)
 # Regenerate requirements.lock from pyproject.toml: one file for every platform and Python the project
 # supports, told apart by environment markers (tests/test_lock.py resolves it for each). Versions
 # already in the lock are kept unless pyproject.toml rules them out; `make lock LOCK=--upgrade` lifts them.
+# The engine (packages/fieldnotes/) is installed from the checkout, not from the lock: its own
+# dependencies are locked, it is not.
 lock: $(UV)
 	$(UV) pip compile pyproject.toml --universal --quiet --no-annotate --custom-compile-command "make lock" \
-		$(LOCK) --output-file $(LOCK_FILE)
+		--no-emit-package fieldnotes $(LOCK) --output-file $(LOCK_FILE)
 
 # Only the set-up (bench/bench.py times it into an empty VENV).
 venv: $(INSTALLED)
@@ -91,9 +93,9 @@ $(UV): Makefile
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	touch $@
 
-$(INSTALLED): $(LOCK_FILE) pyproject.toml $(UV)
+$(INSTALLED): $(LOCK_FILE) pyproject.toml packages/fieldnotes/pyproject.toml $(UV)
 	$(UV) pip install --quiet --python $(BIN)/python -r $(LOCK_FILE)
-	$(UV) pip install --quiet --python $(BIN)/python --no-deps -e .
+	$(UV) pip install --quiet --python $(BIN)/python --no-deps -e packages/fieldnotes
 	touch $@
 
 clean:

@@ -130,6 +130,7 @@ class Project:
         self.path = path
         shutil.copytree(ROOT / "overrides", path / "overrides")
         shutil.copytree(ROOT / "docs" / "stylesheets", path / "docs" / "stylesheets")
+        shutil.copy(ROOT / "pyproject.toml", path / "pyproject.toml")  # the torch pin the build checks
         (path / "snippets").mkdir()
         self.config = yaml_load((ROOT / "mkdocs.yml").read_text())  # mkdocs' loader: it knows !ENV
         # Only what the examples need: no notebooks, no API index, no link checking of pages we don't have.

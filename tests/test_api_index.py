@@ -1,4 +1,4 @@
-"""The API index (fieldnotes/api_index.py): a page, generated at build time from the examples' code, of
+"""The API index (fieldnotes/torch/api_index.py): a page, generated at build time from the examples' code, of
 every torch name they use, each linking the examples (page and anchor) and PyTorch's documentation.
 
 - A fixture project's index follows its examples: a snippet added to a page appears under the names it
@@ -22,9 +22,9 @@ import pytest
 from mkdocs.utils.yaml import yaml_load
 
 from fieldnotes.cache import Store
-from fieldnotes.features.api_index import read_uses, torch_facts
-from fieldnotes.features.api_page import official_url
 from fieldnotes.jobs import Scheduler
+from fieldnotes.torch.api_index import read_uses, torch_facts
+from fieldnotes.torch.api_page import official_url
 from tests.conftest import ROOT, Project, block
 
 pytestmark = pytest.mark.xdist_group("api-index")  # the fixture project's builds serve every test here
@@ -170,7 +170,7 @@ def test_torch_is_asked_in_a_run_of_the_scheduler(tmp_path):
         "import sys\n"
         "from pathlib import Path\n"
         "from fieldnotes.cache import Store\n"
-        "from fieldnotes.features.api_index import torch_facts\n"
+        "from fieldnotes.torch.api_index import torch_facts\n"
         "from fieldnotes.jobs import Scheduler\n"
         "class Counting(Scheduler):\n"
         "    calls = 0\n"

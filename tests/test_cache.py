@@ -96,21 +96,22 @@ def test_real_fingerprint_covers_the_installed_torch(monkeypatch, tmp_path):
     assert _fingerprint_with(monkeypatch, with_torch) != _fingerprint_with(monkeypatch, without)
 
 
-def test_the_projects_own_distribution_is_left_out(monkeypatch, tmp_path):
-    """Catches counting the project's own distribution: its egg-info in the checkout is found only from
-    the checkout's directory, so the same environment would get two fingerprints."""
+def test_fieldnotes_own_distribution_is_left_out(monkeypatch, tmp_path):
+    """Catches counting fieldnotes' own distribution (its code is in the keys by content): an editable
+    install's egg-info is found only from its folder, so the same environment would get two fingerprints."""
     others = ["torch-2.13.0.dist-info", "mkdocs-1.6.1.dist-info"]
     expected = _fingerprint_with(monkeypatch, _site_packages(tmp_path / "a", *others))
-    own = _site_packages(tmp_path / "b", *others, "autograd_field_notes-0.1.0.dist-info")
+    own = _site_packages(tmp_path / "b", *others, "fieldnotes-0.2.0.dist-info")
     egg = _site_packages(
-        tmp_path / "c", *others, "autograd_field_notes-0.1.0.dist-info", "autograd_field_notes.egg-info"
+        tmp_path / "c", *others, "fieldnotes-0.2.0.dist-info", "fieldnotes.egg-info"
     )
     assert _fingerprint_with(monkeypatch, own) == expected
     assert _fingerprint_with(monkeypatch, egg) == expected
 
 
 def test_fingerprint_is_the_same_from_any_directory(tmp_path):
-    """The bug itself: a build from the checkout and a build from elsewhere share the cache."""
+    """The bug itself: a build from the checkout and a build from elsewhere share the cache, whatever
+    the site's own distribution is called (its egg-info in the checkout is not an environment's)."""
     code = "from fieldnotes import cache; print(cache.environment_fingerprint())"
 
     def fingerprint(cwd) -> str:
@@ -118,10 +119,8 @@ def test_fingerprint_is_the_same_from_any_directory(tmp_path):
         return done.stdout.strip()
 
     egg = tmp_path / "checkout"
-    (egg / "autograd_field_notes.egg-info").mkdir(parents=True)
-    (egg / "autograd_field_notes.egg-info" / "PKG-INFO").write_text(
-        "Metadata-Version: 2.1\nName: autograd-field-notes\nVersion: 0.1.0\n"
-    )
+    (egg / "some_site.egg-info").mkdir(parents=True)
+    (egg / "some_site.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: some-site\nVersion: 0.1.0\n")
     assert fingerprint(egg) == fingerprint(tmp_path)
 
 
@@ -208,3 +207,22 @@ def test_a_build_without_cache_leaves_nothing_switched_for_the_next(tmp_path):
     store = cache.Store(tmp_path)
     assert store.memo("kind", b"content", compute) == store.memo("kind", b"content", compute)
     assert calls == [1]
+
+
+def test_a_run_key_covers_the_helpers_a_helper_imports(tmp_path):
+    """Catches helpers found among the snippet's own imports only: a helper that imports another (the
+    rules' _checks imports _programs) would leave the second out of the run's key, and out of the page
+    notebook's `%%writefile` cells (both read Example.helpers)."""
+    folder = tmp_path / "snippets" / "x"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text("import _a\n")
+    (folder / "_a.py").write_text("from _b import X\n")
+    (folder / "_b.py").write_text("X = 1\n")
+    (folder / "_other.py").write_text("Y = 1\n")
+    assert Example(tmp_path, "snippets/x/main.py").helpers == ["snippets/x/_a.py", "snippets/x/_b.py"]
+    store = cache.Store(tmp_path, environment="an environment")
+    before = store.run_key("snippets/x/main.py")
+    (folder / "_other.py").write_text("Y = 2\n")  # imported by nothing: another snippet's
+    assert store.run_key("snippets/x/main.py") == before
+    (folder / "_b.py").write_text("X = 2\n")
+    assert store.run_key("snippets/x/main.py") != before

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pytest_examples import CodeExample, EvalExample, find_examples
 
+from fieldnotes import blocks
 from fieldnotes.config import project_config
 from fieldnotes.examples import SNIPPETS_DIR, Example, drift, project_examples
 from fieldnotes.runner import run_snippet
@@ -26,7 +27,7 @@ def where(block: CodeExample) -> str:
 
 def included_snippet(block: CodeExample) -> str:
     """The snippet file the block includes, or a readable failure."""
-    settings = block.prefix_settings()
+    settings = blocks.options_of(block.prefix)  # the build's grammar (superfences'), not pytest-examples'
     if settings.get("exec") != "on":
         pytest.fail(f'{where(block)}: a python block that is not executed; add exec="on" and include a snippet', False)
     lines = block.source.strip().splitlines()
@@ -36,7 +37,7 @@ def included_snippet(block: CodeExample) -> str:
     snippet = f"{SNIPPETS_DIR}/{match['path']}"
     if not (ROOT / snippet).is_file():
         pytest.fail(f"{where(block)}: includes {snippet}, which does not exist", pytrace=False)
-    if settings.get("title") != snippet:
+    if settings.get("title", snippet) != snippet:  # without one, the build titles it so
         pytest.fail(f'{where(block)}: title="{settings.get("title")}" should name the file: title="{snippet}"', False)
     return snippet
 
@@ -50,7 +51,7 @@ def test_block_lints_and_prints_its_recorded_output(block: CodeExample, eval_exa
         eval_example.lint_ruff(CodeExample.create(code, path=Path(snippet), start_line=0))
     except BaseException as failure:  # pytest-examples raises its own Failed type
         pytest.fail(f"{where(block)} includes {snippet}, which ruff rejects:\n{failure}", pytrace=False)
-    timeout = float(block.prefix_settings().get("timeout", TIMEOUT))  # the fence's own, as in the build
+    timeout = float(blocks.options_of(block.prefix).get("timeout", TIMEOUT))  # the fence's own, as in the build
     problem = drift(Example(ROOT, snippet), run_snippet(ROOT, snippet, timeout))
     if problem:
         pytest.fail(f"{where(block)}: {problem}", pytrace=False)

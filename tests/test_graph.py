@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from fieldnotes import graph
+from fieldnotes import blocks
 from fieldnotes.cache import Store
 from fieldnotes.jobs import Scheduler
-from fieldnotes.render import graph_fence
+from fieldnotes.torch import graph, graph_fence
 from tests.conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -391,7 +391,7 @@ def test_svg_draws_the_model(example):
 
 
 DRAW_ALL = """
-from fieldnotes import graph
+from fieldnotes.torch import graph
 from tests import test_graph as t
 
 for key in sorted(t.EXAMPLES):
@@ -526,15 +526,19 @@ def test_fence_cache_reuses_a_diagram_only_while_nothing_changed(copy, monkeypat
     seed = copy / "snippets" / "grad_none" / "seed.py"
     seed.write_text(seed.read_text().replace("b = a * 3", "b = a.exp()"))
     assert "ExpBackward0" in entry["format"](source, "autograd-graph", "", {}, None) and len(runs) == 2
-    (copy / "snippets" / "grad_none" / "_helper.py").write_text("X = 1\n")  # helpers are in the key too,
-    entry = make_fence(copy, reuse=True)  # as the next build reads them (a Store reads them once)
+    helper = copy / "snippets" / "grad_none" / "_helper.py"
+    helper.write_text("X = 1\n")
+    seed.write_text("import _helper\n" + seed.read_text())
     entry["format"](source, "autograd-graph", "", {}, None)
     assert len(runs) == 3
+    helper.write_text("X = 2\n")  # a helper the snippet imports is in the key too
+    entry["format"](source, "autograd-graph", "", {}, None)
+    assert len(runs) == 4
 
     broken = "snippet: grad_none/seed.py\ntensors: nope"
     for _ in range(2):  # a failure is not stored: it fails, and warns, every build (each its own fence)
         assert "could not be drawn" in make_fence(copy, reuse=True)["format"](broken, "autograd-graph", "", {}, None)
-    assert len(runs) == 5
+    assert len(runs) == 6
 
 
 def test_graph_crosses_processes_as_data_unchanged(example):
@@ -554,7 +558,7 @@ def test_drawing_needs_no_torch():
     """Catches the MkDocs process importing torch to lay out and draw a diagram."""
     code = (
         "import json, sys\n"
-        "from fieldnotes import graph\nfrom fieldnotes.render import graph_fence\n"
+        "from fieldnotes.torch import graph\nfrom fieldnotes.torch import graph_fence\n"
         "data = {'nodes': [{'id': 'n0', 'kind': 'tensor', 'label': 'a', 'lines': ['a \u00b7 leaf'],"
         " 'is_leaf': True, 'grad': 'None'}],"
         " 'edges': [], 'names': ['a'], 'collapsed': 'none'}\n"
@@ -570,7 +574,7 @@ def test_diagram_cache_key_covers_the_code_that_draws(copy, monkeypatch, tmp_pat
     every module of it (listed here from the files themselves), and change with each one."""
     package = [m.name for m in pkgutil.iter_modules(graph.__path__)]
     assert len(package) >= 5  # build, describe, layout, svg, protocol (and the model)
-    expected = {Path(importlib.import_module(f"fieldnotes.graph.{m}").__file__).resolve() for m in package}
+    expected = {Path(importlib.import_module(f"fieldnotes.torch.graph.{m}").__file__).resolve() for m in package}
     expected |= {Path(graph.__file__).resolve(), Path(graph_fence.__file__).resolve()}
     assert {p.resolve() for p in graph_fence.drawing_code()} == expected
     (tmp_path / "code").mkdir()
@@ -624,7 +628,8 @@ def test_every_diagram_of_the_pages_is_submitted_when_the_files_are_known(copy):
         "```autograd-graph\nsnippet: grad_none/seed.py\nnot a key\n```\n"
     )
     scheduler = _Recording(copy)
-    graph_fence.start(Store(copy, reuse=False), scheduler, 20, [page, "# No diagram\n"])
+    pages = [blocks.parse(page), blocks.parse("# No diagram\n")]
+    graph_fence.start(Store(copy, reuse=False), scheduler, 20, pages)
     assert [(snippet, timeout, priority) for snippet, timeout, _, priority in scheduler.submitted] == [
         ("snippets/grad_none/seed.py", 20, float("inf")),  # before the examples: the pages' notebooks wait
         ("snippets/hooks/seed.py", 20, float("inf")),

@@ -192,9 +192,9 @@ from fieldnotes import runner
 from fieldnotes.integrations.forked_kernel import ForkedKernelManager
 
 if __name__ == "__main__":
-    runner.start_server(("fieldnotes.graph",))
+    runner.start_server(("fieldnotes.torch.graph",))
     cell = (
-        f"import os, sys; print('fieldnotes.graph' in sys.modules, os.getppid() != {os.getpid()},"
+        f"import os, sys; print('fieldnotes.torch.graph' in sys.modules, os.getppid() != {os.getpid()},"
         " os.listdir('.'))"
     )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
@@ -207,7 +207,7 @@ if __name__ == "__main__":
 
 def test_the_notebooks_kernel_is_a_fork_of_the_server(tmp_path):
     """Catches the notebook's kernel started as a fresh interpreter (it would import torch again) rather
-    than as a fork of the server: the kernel has what the server imported (here `fieldnotes.graph`, which a
+    than as a fork of the server: the kernel has what the server imported (here `fieldnotes.torch.graph`, which a
     fresh kernel does not import), and its parent is not the process that asked for it. Catches, too, a
     kernel on TCP ports, whose start writes ipykernel's warning of unencrypted TCP into every build's log,
     and local sockets made in the notebook's folder (jupyter_client's relative default, under docs/,

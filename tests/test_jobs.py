@@ -74,14 +74,23 @@ def test_no_more_runs_at_once_than_workers(tmp_path):
 
 def test_examples_are_asked_for_in_the_order_the_pages_show_them():
     """Catches examples asked for in the order of their paths: the first page's runs (leaves/) would come
-    after every faq/ run, and MkDocs would render every page at the end instead of one by one."""
+    after every faq/ run, and MkDocs would render every page at the end instead of one by one. A snippet
+    shown under two limits is asked for under each, once."""
+    from fieldnotes import blocks
     from fieldnotes.examples import Example
-    from fieldnotes.plugin import in_page_order
+    from fieldnotes.features.page_blocks import run_order
 
-    def page(*snippets: str) -> str:
-        return "".join(f'```python exec="on"\n--8<-- "{s}"\n```\n\n' for s in snippets)
+    def page(*snippets: str) -> blocks.Page:
+        return blocks.parse("".join(f'```python exec="on"\n--8<-- "{s}"\n```\n\n' for s in snippets))
 
     examples = [Example(ROOT, f"snippets/{name}.py") for name in ("faq/a", "faq/b", "leaves/c", "other/d")]
-    pages = [page("leaves/c.py"), page("faq/b.py", "leaves/c.py"), page("faq/a.py")]
-    ordered = [e.snippet for e in in_page_order(examples, pages)]
-    assert ordered == ["snippets/leaves/c.py", "snippets/faq/b.py", "snippets/faq/a.py", "snippets/other/d.py"]
+    slow = blocks.parse('```python exec="on" timeout="60"\n--8<-- "leaves/c.py"\n```\n')
+    pages = [page("leaves/c.py"), page("faq/b.py", "leaves/c.py"), slow, page("faq/a.py")]
+    ordered = run_order(pages, examples, 20.0)
+    assert ordered == [
+        ("snippets/leaves/c.py", 20.0),
+        ("snippets/faq/b.py", 20.0),
+        ("snippets/leaves/c.py", 60.0),
+        ("snippets/faq/a.py", 20.0),
+        ("snippets/other/d.py", 20.0),
+    ]

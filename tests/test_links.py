@@ -1,4 +1,4 @@
-"""The strict build fails on a broken internal link or anchor, naming it (fieldnotes/links.py, the
+"""The strict build fails on a broken internal link or anchor, naming it (fieldnotes/checks/links.py, the
 fieldnotes plugin's `links` feature, which checks the written site once per build).
 
 A throwaway project uses the real mkdocs.yml and theme overrides with two small pages. To stay fast it

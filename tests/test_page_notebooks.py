@@ -13,7 +13,7 @@ import pytest
 from nbclient import NotebookClient
 from pytest_examples import find_examples
 
-from fieldnotes import cache
+from fieldnotes import blocks, cache
 from fieldnotes.render.page_notebook import RAISES_TAG
 from tests.conftest import REUSE_RUNS, ROOT, Project, block, reader_run_kind
 
@@ -194,7 +194,7 @@ def test_prose_markup_becomes_what_jupyter_renders(tmp_path):
     from fieldnotes.render.page_notebook import page_notebook
 
     def markdown_of(site_url: str) -> str:
-        return prose(page_notebook(markdown, tmp_path, "faq/page.md", site_url=site_url))
+        return prose(page_notebook(blocks.parse(markdown), tmp_path, "faq/page.md", site_url=site_url))
 
     with_site = markdown_of("https://site.example/docs/")
     assert '# Title `code` <a id="title-code"></a>' in with_site
@@ -218,7 +218,8 @@ def test_a_link_to_a_notebook_page_lands_in_the_sites_own_docs_folder(tmp_path):
     (tmp_path / "pages" / "exercise").mkdir(parents=True)
     (tmp_path / "pages" / "exercise" / "nb.py").write_text("# %%\n", encoding="utf-8")
     markdown = "# Title\n\nSee [the exercise](exercise/nb.py).\n"
-    notebook = page_notebook(markdown, tmp_path, "page.md", site_url="https://s.example/", docs_dir=tmp_path / "pages")
+    pages = tmp_path / "pages"
+    notebook = page_notebook(blocks.parse(markdown), tmp_path, "page.md", site_url="https://s.example/", docs_dir=pages)
     assert "[the exercise](https://s.example/exercise/nb/)" in prose(notebook)
-    default = page_notebook(markdown, tmp_path, "page.md", site_url="https://s.example/")
+    default = page_notebook(blocks.parse(markdown), tmp_path, "page.md", site_url="https://s.example/")
     assert "[the exercise](https://s.example/exercise/nb.py)" in prose(default), "no such page under docs/"

@@ -10,12 +10,12 @@ import sys
 import pytest
 from mkdocs.exceptions import PluginError
 
-from fieldnotes import torch_pin
+from fieldnotes.torch import pin as torch_pin
 from tests.conftest import ROOT, TORCH_PIN
 
 
 def test_tooling_passes_ruff():
-    command = [sys.executable, "-m", "ruff", "check", "fieldnotes", "tests", "bench"]
+    command = [sys.executable, "-m", "ruff", "check", "packages/fieldnotes", "tests", "bench"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -30,9 +30,9 @@ def test_missing_torch_stops_the_build_saying_what_to_install(monkeypatch):
 
     monkeypatch.setattr(importlib.metadata, "version", version)
     with pytest.raises(PluginError, match=rf"torch is not installed .* pip install torch=={re.escape(TORCH_PIN)}"):
-        torch_pin.require_pinned_torch()
+        torch_pin.require_pinned_torch(ROOT)
 
 
-def test_pinned_torch_is_read_from_the_project_metadata():
-    """Against pyproject.toml itself, read here independently of the installed metadata the plugin reads."""
-    assert str(torch_pin.pinned_torch()) == TORCH_PIN
+def test_pinned_torch_is_read_from_the_site_pyproject():
+    """Against pyproject.toml itself, read here with tomllib, independently of the plugin."""
+    assert str(torch_pin.pinned_torch(ROOT)) == TORCH_PIN

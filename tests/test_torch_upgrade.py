@@ -18,8 +18,11 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from fieldnotes import drift_classify, drift_env, torch_pin, versions
 from fieldnotes.examples import project_examples
+from fieldnotes.torch import pin as torch_pin
+from fieldnotes.torch import versions
+from fieldnotes.torch.drift import classify as drift_classify
+from fieldnotes.torch.drift import env as drift_env
 from tests.conftest import ROOT, TORCH_PIN, Project, block
 
 INSTALLED_TORCH = importlib.metadata.version("torch")
@@ -79,7 +82,7 @@ def drift_run(tmp_path_factory):
     before = {folder: tree_digest(project.path / folder) for folder in ("snippets", "docs", ".")}
     report_path = project.path.parent / f"{project.path.name}-report.json"
     done = subprocess.run(
-        [sys.executable, "-m", "fieldnotes.drift_report", "--python", sys.executable, "--json", str(report_path)],
+        [sys.executable, "-m", "fieldnotes.torch.drift.report", "--python", sys.executable, "--json", str(report_path)],
         cwd=project.path,
         capture_output=True,
         text=True,
@@ -167,7 +170,7 @@ def test_drift_report_installs_with_pips_settings_never_into_venv(tmp_path):
         ROOT
     )
     done = subprocess.run(
-        [sys.executable, "-m", "fieldnotes.drift_report", "--torch", "2.14.1", "--env", ".venv"],
+        [sys.executable, "-m", "fieldnotes.torch.drift.report", "--torch", "2.14.1", "--env", ".venv"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -460,6 +463,9 @@ def upgrade_copy(tmp_path: Path, version: str) -> Path:
     tmp_path.mkdir()
     for name in ("Makefile", "pyproject.toml", "requirements.lock"):
         shutil.copy(ROOT / name, tmp_path / name)
+    # The site depends on the engine, whose dependencies the lock covers.
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(ROOT / "packages", tmp_path / "packages", ignore=skip)
     pyproject = tmp_path / "pyproject.toml"
     lines = [line for line in pyproject.read_text().splitlines() if not re.match(r'\s*"torch[=!]=', line)]
     start = next(n for n, line in enumerate(lines) if line.startswith("dependencies = ["))

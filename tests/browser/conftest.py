@@ -2,7 +2,7 @@
 
 - The site is the suite's one strict build of the real project (`built_site`, tests/conftest.py).
   The pages to test are read from the nav of mkdocs.yml, so a new page is covered without touching
-  the tests, and test_pages.py checks that the built site has exactly those pages.
+  the tests, and tests/test_site_pages.py checks that the built site has exactly those pages.
 - It is served on 127.0.0.1 only, by `http.server.ThreadingHTTPServer` on a free port, with a
   sitemap.xml listing that server's URLs (as `mkdocs serve` does), so navigation.instant works.
 - One Chromium per session, driven by Playwright's sync API (pytest-playwright is not used: its

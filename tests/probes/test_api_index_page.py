@@ -1,4 +1,4 @@
-"""Probes of the generated API index page (/api/, built from fieldnotes/features/api_index.py). The
+"""Probes of the generated API index page (/api/, built from fieldnotes/torch/api_index.py). The
 oracle is this probe's own reading of the examples: Python's tokenizer (not the index's `ast` walk), names
 written `torch.X...` or `nn.X...`, resolved by importing torch here, and attributes that only one of the
 page's four classes has, matched by their name after a dot."""
