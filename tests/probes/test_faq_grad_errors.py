@@ -1,4 +1,4 @@
-"""Probes of the general sentences on faq/grad-errors.md. Counter-cases: an input that does not require
+"""Probes of the general sentences on faq/autograd-grad-inputs.md and faq/hook-size.md. Counter-cases: an input that does not require
 grad and the output never used, allow_unused=True, requires_grad_() after the forward pass; a hook named
 with def, a dtype change, a leaf's hook, a hook returning None."""
 
@@ -8,7 +8,8 @@ import torch
 
 from tests.probes._sentence import assert_on_page, raises
 
-PAGE = "faq/grad-errors.md"
+PAGE = "faq/autograd-grad-inputs.md"
+HOOK_PAGE = "faq/hook-size.md"
 NOT_REQUIRE = "One of the differentiated Tensors does not require grad"
 
 
@@ -52,8 +53,8 @@ def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
     hook defined as `def clip(grad)` is named `hook 'clip'`', 'A hook that returns another dtype raises
     `has changed the type of value` instead. Both are checked on a leaf's hooks and an intermediate's
     alike.'"""
-    assert_on_page(PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
-    assert_on_page(PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
+    assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
+    assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
     for leaf in (True, False):
         message = raises(lambda: _backward_with_hook(lambda g: g.mean(), leaf))
         assert message == "hook '<lambda>' has changed the size of value"
@@ -65,7 +66,7 @@ def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
 def test_a_hook_that_only_looks_returns_none_and_keeps_the_gradient():
     """Sentence: 'a hook that only looks returns `None`, which keeps the gradient as it was'. Counter-case:
     an element-wise change keeps the shape and is accepted."""
-    assert_on_page(PAGE, "a hook that only looks returns `None`, which keeps the gradient as it was")
+    assert_on_page(HOOK_PAGE, "a hook that only looks returns `None`, which keeps the gradient as it was")
     seen = []
     for leaf in (True, False):
         grad = _backward_with_hook(lambda g: seen.append(g.shape), leaf)
