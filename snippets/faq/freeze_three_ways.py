@@ -9,7 +9,8 @@ def grads(freeze):
     x = torch.randn(2, 4)
     out = last(freeze(middle, first(x)))
     out.sum().backward()
-    return [l.weight.grad is not None for l in (first, middle, last)]
+    layers = (first, middle, last)
+    return [layer.weight.grad is not None for layer in layers]
 
 
 def requires_grad_false(middle, h):

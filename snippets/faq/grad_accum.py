@@ -17,12 +17,14 @@ def full_batch(model, x, y):
 
 def unscaled(model, x, y):
     model.zero_grad()
-    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+    pairs = zip(x.chunk(4), y.chunk(4), strict=True)
+    for xb, yb in pairs:
         nn.functional.mse_loss(model(xb), yb).backward()
 
 
 def zeroed_each_time(model, x, y):
-    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+    pairs = zip(x.chunk(4), y.chunk(4), strict=True)
+    for xb, yb in pairs:
         model.zero_grad()
         loss = nn.functional.mse_loss(model(xb), yb)
         (loss / 4).backward()
@@ -30,7 +32,8 @@ def zeroed_each_time(model, x, y):
 
 def scaled_zeroed_once(model, x, y):
     model.zero_grad()
-    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+    pairs = zip(x.chunk(4), y.chunk(4), strict=True)
+    for xb, yb in pairs:
         loss = nn.functional.mse_loss(model(xb), yb)
         (loss / 4).backward()
 

@@ -14,7 +14,8 @@ x, y = torch.randn(8, 4), torch.randn(8, 1)
 micro = 4
 # once per update, before its micro-batches
 opt.zero_grad()
-for xb, yb in zip(x.chunk(micro), y.chunk(micro)):
+pairs = zip(x.chunk(micro), y.chunk(micro), strict=True)
+for xb, yb in pairs:
     loss = nn.functional.mse_loss(model(xb), yb)
     # each micro-batch's mean counts 1/micro of the batch's
     (loss / micro).backward()

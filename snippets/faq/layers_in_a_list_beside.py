@@ -18,7 +18,7 @@ torch.manual_seed(0)
 net = Net()
 opt = torch.optim.SGD(net.parameters(), lr=0.1)
 before = net.blocks[0].weight.detach().clone()
-for step in range(5):
+for _ in range(5):
     opt.zero_grad()
     net(torch.randn(8, 4)).pow(2).mean().backward()
     opt.step()

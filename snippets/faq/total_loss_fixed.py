@@ -4,7 +4,7 @@ import torch.nn as nn
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 1))
 total = 0.0
-for step in range(100):
+for _ in range(100):
     model.zero_grad()
     loss = model(torch.randn(256, 8)).pow(2).mean()
     loss.backward()
@@ -14,7 +14,7 @@ print("training:", type(total).__name__, round(total / 100, 3))
 
 total = 0.0
 with torch.no_grad():
-    for step in range(100):
+    for _ in range(100):
         loss = model(torch.randn(256, 8)).pow(2).mean()
         total += loss.item()
 print("evaluation:", type(total).__name__, round(total / 100, 3))
