@@ -1,0 +1,54 @@
+"""Probes of the general sentences on faq/checkpoint.md. Counter-cases: an input that requires grad (no
+warning, the block's weights get gradients), use_reentrant=False, an optimizer step with the block's
+.grad None."""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+from tests.probes._sentence import assert_on_page
+
+PAGE = "faq/checkpoint.md"
+WARNING = "None of the inputs have requires_grad=True. Gradients will be None"
+
+
+def _run(x, use_reentrant):
+    torch.manual_seed(0)
+    block, head = nn.Linear(4, 4), nn.Linear(4, 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        h = checkpoint(block, x, use_reentrant=use_reentrant)
+    head(h).sum().backward()
+    return [str(w.message) for w in caught], h, block, head
+
+
+def test_reentrant_checkpoint_of_data_only_freezes_the_block_and_says_so():
+    """Sentences: 'warns this when none of the tensors passed to it requires grad', 'With no input
+    requiring grad, the block's output does not require grad', 'Nothing raises: an optimizer then skips the
+    block's weights, and they never change.'"""
+    assert_on_page(PAGE, "warns this when none of the tensors passed to it requires grad")
+    assert_on_page(PAGE, "Nothing raises: an optimizer then skips the block's weights, and they never change.")
+    caught, h, block, head = _run(torch.randn(2, 4), use_reentrant=True)
+    assert caught == [WARNING] and not h.requires_grad
+    assert block.weight.grad is None and head.weight.grad is not None
+    before = block.weight.detach().clone()
+    torch.optim.SGD([*block.parameters(), *head.parameters()], lr=0.1, momentum=0.9).step()
+    assert torch.equal(before, block.weight)
+
+
+def test_use_reentrant_false_or_an_input_that_requires_grad_gives_the_block_gradients():
+    """Sentences: '`use_reentrant=False`. Its output requires grad when the block's parameters do' and 'an
+    input that requires grad (`x.requires_grad_()` before the call) gives the block's parameters their
+    gradients too'. Counter-case: use_reentrant=False with a frozen block."""
+    assert_on_page(PAGE, "Its output requires grad when the block's parameters do")
+    assert_on_page(PAGE, "(`x.requires_grad_()` before the call) gives the block's parameters their gradients too")
+    caught, h, block, _ = _run(torch.randn(2, 4), use_reentrant=False)
+    assert caught == [] and h.requires_grad and block.weight.grad is not None
+    caught, h, block, _ = _run(torch.randn(2, 4).requires_grad_(), use_reentrant=True)
+    assert caught == [] and h.requires_grad and block.weight.grad is not None
+    frozen = nn.Linear(4, 4).requires_grad_(False)
+    assert not checkpoint(frozen, torch.randn(2, 4), use_reentrant=False).requires_grad

@@ -1,0 +1,74 @@
+"""Probes of the general sentences on faq/autograd-grad-inputs.md and faq/hook-size.md. Counter-cases: an input that does not require
+grad and the output never used, allow_unused=True, requires_grad_() after the forward pass; a hook named
+with def, a dtype change, a leaf's hook, a hook returning None."""
+
+from __future__ import annotations
+
+import torch
+
+from tests.probes._sentence import assert_on_page, raises
+
+PAGE = "faq/autograd-grad-inputs.md"
+HOOK_PAGE = "faq/hook-size.md"
+NOT_REQUIRE = "One of the differentiated Tensors does not require grad"
+
+
+def test_autograd_grad_refuses_an_input_that_does_not_require_grad_used_or_not():
+    """Sentence: '`autograd.grad` raises whether or not the output was computed from such a tensor, and
+    `allow_unused=True` does not silence it'."""
+    assert_on_page(PAGE, "`autograd.grad` raises whether or not the output was computed from such a tensor")
+    w, x, z = torch.ones(3, requires_grad=True), torch.ones(3), torch.ones(3)
+    y = (w * x).sum()
+    assert raises(lambda: torch.autograd.grad(y, [w, x], retain_graph=True)) == NOT_REQUIRE
+    assert raises(lambda: torch.autograd.grad(y, [w, z], retain_graph=True)) == NOT_REQUIRE
+    assert raises(lambda: torch.autograd.grad(y, [w, x], allow_unused=True, retain_graph=True)) == NOT_REQUIRE
+    unused = torch.ones(3, requires_grad=True)
+    assert torch.autograd.grad(y, [w, unused], allow_unused=True)[1] is None
+
+
+def test_requires_grad_after_the_forward_pass_is_too_late():
+    """Sentence: 'Calling `x.requires_grad_()` after the forward pass is too late: the output was computed
+    without recording `x`, and `autograd.grad` then raises `appears to not have been used in the graph`'."""
+    assert_on_page(PAGE, "Calling `x.requires_grad_()` after the forward pass is too late")
+    w, x = torch.ones(3, requires_grad=True), torch.ones(3)
+    y = (w * x).sum()
+    x.requires_grad_()
+    assert "appears to not have been used in the graph" in raises(lambda: torch.autograd.grad(y, [w, x]))
+
+
+def _backward_with_hook(hook, leaf: bool):
+    w = torch.ones(4, requires_grad=True)
+    target = w if leaf else w * 2
+    target.register_hook(hook)
+    (target * 1).sum().backward()
+    return w.grad
+
+
+def clip(grad):
+    return grad[:2]
+
+
+def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
+    """Sentences: 'The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`, and a
+    hook defined as `def clip(grad)` is named `hook 'clip'`', 'A hook that returns another dtype raises
+    `has changed the type of value` instead. Both are checked on a leaf's hooks and an intermediate's
+    alike.'"""
+    assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
+    assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
+    for leaf in (True, False):
+        message = raises(lambda: _backward_with_hook(lambda g: g.mean(), leaf))
+        assert message == "hook '<lambda>' has changed the size of value"
+        assert raises(lambda: _backward_with_hook(clip, leaf)) == "hook 'clip' has changed the size of value"
+        typed = raises(lambda: _backward_with_hook(lambda g: g.double(), leaf))
+        assert typed.startswith("hook '<lambda>' has changed the type of value")
+
+
+def test_a_hook_that_only_looks_returns_none_and_keeps_the_gradient():
+    """Sentence: 'a hook that only looks returns `None`, which keeps the gradient as it was'. Counter-case:
+    an element-wise change keeps the shape and is accepted."""
+    assert_on_page(HOOK_PAGE, "a hook that only looks returns `None`, which keeps the gradient as it was")
+    seen = []
+    for leaf in (True, False):
+        grad = _backward_with_hook(lambda g: seen.append(g.shape), leaf)
+        assert torch.equal(grad, torch.full((4,), 1.0 if leaf else 2.0))
+    assert torch.equal(_backward_with_hook(lambda g: g.clamp(-1, 1) * 0.5, False), torch.ones(4))
