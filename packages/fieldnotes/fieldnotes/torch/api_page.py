@@ -39,6 +39,11 @@ def official_url(name: str, documented: bool = True) -> str | None:
     return f"{DOCS}generated/{full}.html"
 
 
+MANY_EXAMPLES = 15
+"""A name used by more examples than this lists its pages, each with how many of its examples use it:
+a link per example would make the page heavy and tell little (nearly every example calls `backward()`)."""
+
+
 def _group(name: str) -> str:
     if name.startswith("Tensor."):
         return "Tensor"
@@ -58,16 +63,18 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
     """The page; `titles` are the pages' titles in the navigation (shorter than their headings)."""
     titles = titles or {}
 
-    def link(example: PageExample) -> str:
+    def link(example: PageExample, text: str | None = None) -> str:
         target = posixpath.relpath(example.page, posixpath.dirname(page_uri) or ".")
-        return f"[{posixpath.basename(example.snippet)}]({target}#{anchor(example.snippet)})"
+        return f"[{text or posixpath.basename(example.snippet)}]({target}#{anchor(example.snippet)})"
 
     lines = [
         "# API index",
         "",
         "Every torch name the examples on this site use, each a link to its page in PyTorch's",
         "documentation, and, under each, the examples that use it (the page, then the example's file",
-        "name; a link opens the page at the example). The list is read from the examples' code whenever the site is",
+        "name; a link opens the page at the example). A name that more than "
+        f"{MANY_EXAMPLES} examples use lists only its pages, each with how many examples on it use the name",
+        "and a link to the first. The list is read from the examples' code whenever the site is",
         "built: names reached through an import of torch, and attributes such as `.retain_grad()` or",
         "`.is_leaf`, attributed to the one torch class that has them (`Tensor`, `nn.Module`, autograd's",
         "`Node`, a hook's `RemovableHandle`).",
@@ -88,9 +95,13 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
             by_page: dict[str, list[PageExample]] = {}
             for example in index.entries[name]:
                 by_page.setdefault(example.page, []).append(example)
+            many = len(index.entries[name]) > MANY_EXAMPLES
             for examples in by_page.values():
                 title = titles.get(examples[0].page, examples[0].title)
-                lines.append(f"- {title}: " + ", ".join(link(e) for e in examples))
+                if many:
+                    lines.append(f"- {link(examples[0], title)} ({len(examples)})")
+                else:
+                    lines.append(f"- {title}: " + ", ".join(link(e) for e in examples))
             lines.append("")
     if index.unattributed:
         lines += [
