@@ -1,0 +1,213 @@
+"""`make mutants`: mutation testing of the modules that hold the engine's guarantees, with mutmut.
+
+For each module in mutation/modules.toml, mutmut runs in a folder of its own under .cache/mutation/
+(a copy of the package and of that module's tests, and mutmut's settings written for that module), so
+each module's mutants meet exactly the tests listed for it. Every mutant that is not killed must be
+written down in mutation/equivalent.toml (keyed by module, function and the mutated line, never by
+mutmut's numbers, which change when the code does) with the reason it changes no behaviour.
+The score goes to mutation/REPORT.md; the target fails while a survivor is unexplained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = ROOT / "mutation"
+WORK = ROOT / ".cache" / "mutation"
+PACKAGE = "fieldnotes"
+# What every copy of the tests needs besides the test files themselves.
+TEST_SUPPORT = ["tests/__init__.py", "tests/conftest.py", "pyproject.toml", "mkdocs.yml"]
+REQUIRED_SHARE = 0.90
+
+# mutmut's exit codes of a mutant's test run (mutmut/stats.py): a timeout or a killed test process is
+# the tests stopping the mutant too.
+KILLED = {"killed", "timeout", "segfault"}
+
+
+@dataclass
+class Mutant:
+    module: str
+    function: str
+    name: str
+    status: str
+    removed: list[str]
+    added: list[str]
+
+    @property
+    def text(self) -> str:
+        return " / ".join(self.removed) + " -> " + " / ".join(self.added)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="only these modules of mutation/modules.toml")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once")
+    args = parser.parse_args()
+    modules = tomllib.loads((HERE / "modules.toml").read_text(encoding="utf-8"))["modules"]
+    equivalents = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8")).get("equivalent", [])
+    chosen = args.modules or list(modules)
+    results = {module: mutate(module, modules[module], args.jobs) for module in chosen}
+    report, unexplained = write_report(results, equivalents, partial=bool(args.modules))
+    print(report)
+    return 1 if unexplained else 0
+
+
+def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
+    work = WORK / module.replace("/", "-").removesuffix(".py")
+    shutil.rmtree(work, ignore_errors=True)  # mutmut reuses results it finds: start from the code as it is
+    shutil.copytree(ROOT / PACKAGE, work / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    test_files = {test.split("::")[0] for test in settings["tests"]}
+    for path in sorted(test_files | set(TEST_SUPPORT)):
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / path, work / path)
+    (work / "setup.cfg").write_text(mutmut_settings(module, settings["tests"]), encoding="utf-8")
+    dotted = module.removesuffix(".py").replace("/", ".")
+    names = [f"{dotted}.{mangled(function)}__mutmut_*" for function in settings.get("functions", [])]
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
+    print(f"== {module}: {' '.join(settings['tests'])}", flush=True)
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    (work / "mutmut.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+    meta = work / "mutants" / f"{module}.meta"
+    if not meta.exists():
+        sys.exit(f"mutmut did not run on {module} (exit {done.returncode}); see {work / 'mutmut.log'}")
+    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    wanted = {mangled(function) for function in settings.get("functions", [])}
+    mutants = []
+    for name, code in sorted(codes.items()):
+        function = name.removeprefix(dotted + ".").rsplit("__mutmut_", 1)[0]
+        if wanted and function not in wanted:
+            continue
+        mutants.append(Mutant(module, readable(function), name, status(code), [], []))
+    survivors = [mutant for mutant in mutants if mutant.status not in KILLED]
+    for mutant, (removed, added) in zip(survivors, changed_lines(work, [m.name for m in survivors]), strict=True):
+        mutant.removed, mutant.added = removed, added
+    return mutants
+
+
+def mutmut_settings(module: str, tests: list[str]) -> str:
+    lines = "".join(f"\n    {test}" for test in tests)
+    # forkserver: each mutant's tests run in a process forked from one that has imported the tests but
+    # run none, so the runner's own fork server starts afresh in every one (a forked one cannot reach it).
+    return (
+        "[mutmut]\n"
+        f"source_paths = {PACKAGE}\n"
+        f"only_mutate = {module}\n"
+        "also_copy = mkdocs.yml\n"
+        f"pytest_add_cli_args_test_selection ={lines}\n"
+        "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n"
+        "process_isolation = forkserver\n"
+        "use_git_change_detection = false\n"
+    )
+
+
+def mangled(function: str) -> str:
+    """`Store.key` -> mutmut's `xǁStoreǁkey`; `drift` -> `x_drift`."""
+    if "." in function:
+        cls, method = function.split(".")
+        return f"xǁ{cls}ǁ{method}"
+    return f"x_{function}"
+
+
+def readable(function: str) -> str:
+    if function.startswith("xǁ"):
+        return ".".join(function.removeprefix("xǁ").split("ǁ"))
+    return function.removeprefix("x_")
+
+
+def status(code: int | None) -> str:
+    from mutmut.stats import status_by_exit_code
+
+    return status_by_exit_code[code]
+
+
+# Run where mutmut ran (it reads its settings and mutants from there): each mutant's diff, as JSON.
+SHOW_DIFFS = """import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+print(json.dumps([get_diff_for_mutant(name) for name in json.load(sys.stdin)]))
+"""
+
+
+def changed_lines(work: Path, names: list[str]) -> list[tuple[list[str], list[str]]]:
+    """The lines each mutant removes and adds, stripped: what equivalent.toml names it by."""
+    shown = subprocess.run(
+        [sys.executable, "-c", SHOW_DIFFS], cwd=work, input=json.dumps(names), capture_output=True, text=True
+    )
+    changed = []
+    for diff in json.loads(shown.stdout):
+        lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+        removed = [line[1:].strip() for line in lines if line.startswith("-")]
+        added = [line[1:].strip() for line in lines if line.startswith("+")]
+        changed.append((removed, added))
+    return changed
+
+
+def explanation(mutant: Mutant, equivalents: list[dict]) -> str | None:
+    for entry in equivalents:
+        if (entry["module"], entry["function"]) != (mutant.module, mutant.function):
+            continue
+        if entry["removed"] == mutant.removed and entry["added"] == mutant.added:
+            return entry["reason"]
+    return None
+
+
+def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], partial: bool) -> tuple[str, bool]:
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    lines = [
+        "# Mutation score",
+        "",
+        f"`make mutants` on {now}, at commit {commit.stdout.strip() or 'unknown'}, mutmut "
+        f"{importlib.metadata.version('mutmut')}. A mutant is killed when a test fails under it (or times out).",
+        "Each survivor is explained in mutation/equivalent.toml or is a gap in the tests.",
+        "",
+        "| module | mutants | killed | equivalent | unexplained | killed share |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    survivors = []
+    unexplained = False
+    total = killed_total = 0
+    for module, mutants in results.items():
+        killed = sum(m.status in KILLED for m in mutants)
+        explained = 0
+        for mutant in mutants:
+            if mutant.status in KILLED:
+                continue
+            reason = explanation(mutant, equivalents)
+            explained += reason is not None
+            unexplained |= reason is None
+            survivors.append((mutant, reason))
+        share = killed / len(mutants) if mutants else 1.0
+        unexplained |= share < REQUIRED_SHARE
+        total += len(mutants)
+        killed_total += killed
+        lines.append(
+            f"| `{module}` | {len(mutants)} | {killed} | {explained} | {len(mutants) - killed - explained} "
+            f"| {share:.1%} |"
+        )
+    lines.append(f"| all | {total} | {killed_total} | | | {killed_total / max(total, 1):.1%} |")
+    lines += ["", f"Required: at least {REQUIRED_SHARE:.0%} killed in each module, and no unexplained survivor."]
+    lines += ["", "## Survivors", ""]
+    if not survivors:
+        lines.append("None.")
+    for mutant, reason in survivors:
+        lines.append(f"- `{mutant.module}` `{mutant.function}` ({mutant.status}): `{mutant.text}`")
+        lines.append(f"  - {reason or '**unexplained**: no test kills it and equivalent.toml does not name it'}")
+    report = "\n".join(lines) + "\n"
+    if not partial:  # a run of some modules only is for working on them; the committed report covers all
+        (HERE / "REPORT.md").write_text(report, encoding="utf-8")
+    return report, unexplained
+
+
+if __name__ == "__main__":
+    sys.exit(main())
