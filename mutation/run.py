@@ -76,8 +76,8 @@ def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
     names = [f"{dotted}.{mangled(function)}__mutmut_*" for function in settings.get("functions", [])]
     command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
     print(f"== {module}: {' '.join(settings['tests'])}", flush=True)
-    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
-    (work / "mutmut.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+    with open(work / "mutmut.log", "w", encoding="utf-8") as log:
+        done = subprocess.run(command, cwd=work, stdout=log, stderr=subprocess.STDOUT)
     meta = work / "mutants" / f"{module}.meta"
     if not meta.exists():
         sys.exit(f"mutmut did not run on {module} (exit {done.returncode}); see {work / 'mutmut.log'}")

@@ -113,10 +113,10 @@ def test_an_equal_output_is_no_drift_even_when_it_raised(tmp_path):
 
 def test_a_missing_record_says_so_and_shows_what_it_printed(tmp_path):
     """Catches a missing `.out` passed as no drift, or reported without the output or the command."""
-    message = drift(example(tmp_path, None), Run("one\ntwo\n", 0))
+    message = drift(example(tmp_path, None), Run("one\nMAX\n", 0))
     assert message == (
         "snippets/leaves/seed.py has no recorded output (snippets/leaves/seed.out is missing).\n"
-        "It printed:\n    one\n    two\n"
+        "It printed:\n    one\n    MAX\n"
         "If that is right, record it with: python -m fieldnotes.record snippets/leaves/seed.py"
     )
 
