@@ -6,6 +6,7 @@ here each expected message is written out (issue 33)."""
 from __future__ import annotations
 
 import importlib.metadata
+import locale
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,22 @@ def test_the_examples_are_every_snippet_but_the_helpers(tmp_path):
     found = [ex.snippet for ex in project_examples(tmp_path)]
     assert found == ["snippets/a/one.py", "snippets/b/two.py", "snippets/top.py"]
     assert all(ex.root == tmp_path for ex in project_examples(tmp_path))
+
+
+@pytest.fixture
+def ascii_locale():
+    """A locale whose default encoding is ASCII, as a machine set up with another encoding than UTF-8."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    yield
+    locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_outputs_are_read_and_recorded_as_utf_8_whatever_the_locale(tmp_path, ascii_locale):
+    """Catches a `.out` read or written in the locale's encoding: on another machine a recorded "×"
+    would fail to read, or be recorded as other bytes."""
+    ex = example(tmp_path, None)
+    (tmp_path / "snippets" / "leaves" / "seed.out").write_bytes("2 × 3\n".encode())
+    assert drift(ex, Run("2 × 3\n", 0), "torch 2.99.0") is None
+    assert ex.record(Run("é\n", 0)) is True
+    assert (tmp_path / "snippets" / "leaves" / "seed.out").read_bytes() == "é\n".encode()

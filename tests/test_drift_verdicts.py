@@ -5,6 +5,7 @@ out here (issue 33)."""
 from __future__ import annotations
 
 import hashlib
+import locale
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,16 @@ def test_a_report_without_drifts_says_so(tmp_path):
         "1 runs: 1 same, 0 differ only in torch's source locations, 0 in behaviour.",
         "Nothing drifts.",
     ]
+
+
+def test_a_recorded_output_is_read_as_utf_8_whatever_the_locale(tmp_path):
+    """Catches a `.out` read in the locale's encoding (a "×" in it would not read on another machine)."""
+    runs = collected(tmp_path)
+    (tmp_path / "snippets" / "same.out").write_bytes("2 × 3\n".encode())
+    runs["examples"]["snippets/same.py"]["output"] = "2 × 3\n"
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        assert compare(tmp_path, runs, None)[0] == Drift("snippets/same.py", "same")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)

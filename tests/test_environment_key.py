@@ -75,14 +75,16 @@ def test_a_run_stored_under_one_environment_is_not_reused_under_another(environm
 
 def test_the_installed_distributions_are_named_with_their_versions(environment, tmp_path):
     """Catches a list that keeps names only (an upgrade would then keep the key), loses a folder of
-    sys.path, or counts this project's own distribution (found only when the checkout is on sys.path)."""
+    sys.path (or those after one that cannot be read), or counts this project's own distribution (found
+    only when the checkout is on sys.path)."""
     other = tmp_path / "other"
     other.mkdir()
     (other / "ipykernel-6.29.0.dist-info").mkdir()
     (other / "autograd_field_notes-0.1.0.dist-info").mkdir()
     (other / "autograd_field_notes.egg-info").mkdir()
     (other / "jupytext-1.16.egg-info").mkdir()
-    sys.path.extend([str(other), str(tmp_path / "missing"), str(tmp_path / "site-packages" / "README.txt")])
+    sys.path[:0] = [str(tmp_path / "missing"), str(tmp_path / "site-packages" / "README.txt")]
+    sys.path.append(str(other))
     assert cache.installed() == [
         "ipykernel-6.29.0.dist-info",
         "jupytext-1.16.egg-info",

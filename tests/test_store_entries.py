@@ -133,3 +133,19 @@ def test_the_code_digest_covers_every_file_in_order(tmp_path):
     (tmp_path / "a.py").write_text("a")
     (tmp_path / "b.py").write_text("b")
     assert cache.code_digest(tmp_path / "a.py", tmp_path / "b.py") == hashlib.sha256(b"ab").hexdigest()
+
+
+def test_eviction_keeps_an_entry_used_at_the_start_and_goes_on_past_a_vanished_one(root, monkeypatch):
+    """Catches eviction of an entry used in the build's first instant (its time equal to the start), and
+    an eviction that stops at an entry another build deleted under it."""
+    store = Store(root, environment="env")
+    for name in ["build-b-old", "build-c-start", "build-d-old", "other"]:
+        store.save(name, {})
+    os.symlink(root / "gone.json", root / CACHE_DIR / "build-a-vanished.json")  # stat() finds nothing
+    for name, mtime in [("build-b-old", 999), ("build-c-start", 1000), ("build-d-old", 999), ("other", 1)]:
+        os.utime(root / CACHE_DIR / f"{name}.json", (mtime, mtime))
+    globbed = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: sorted(globbed(self, pattern)))
+    evicted = store.evict_unused(1000.0)
+    assert [p.name for p in evicted] == ["build-b-old.json", "build-d-old.json"]
+    assert entries(root) == ["build-a-vanished.json", "build-c-start.json", "other.json"]
