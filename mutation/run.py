@@ -14,7 +14,6 @@ import argparse
 import datetime
 import importlib.metadata
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -60,7 +59,29 @@ def main() -> int:
     results = {module: mutate(module, modules[module], args.jobs) for module in chosen}
     report, unexplained = write_report(results, equivalents, partial=bool(args.modules))
     print(report)
-    return 1 if unexplained else 0
+    if unexplained:
+        stubs = WORK / "unexplained.toml"
+        stubs.write_text("".join(stub(m) for m in unexplained), encoding="utf-8")
+        print(f"Kill each with a test, or move its entry from {stubs} to mutation/equivalent.toml with its reason.")
+    too_few = [module for module, mutants in results.items() if killed_share(mutants) < REQUIRED_SHARE]
+    return 1 if unexplained or too_few else 0
+
+
+def stub(mutant: Mutant) -> str:
+    """An equivalent.toml entry for the mutant, its reason left to write."""
+    lines = [
+        "[[equivalent]]",
+        f"module = {json.dumps(mutant.module)}",
+        f"function = {json.dumps(mutant.function)}",
+        f"removed = {json.dumps(mutant.removed, ensure_ascii=False)}",
+        f"added = {json.dumps(mutant.added, ensure_ascii=False)}",
+        'reason = ""',
+    ]
+    return "\n".join(lines) + "\n\n"
+
+
+def killed_share(mutants: list[Mutant]) -> float:
+    return sum(m.status in KILLED for m in mutants) / len(mutants) if mutants else 1.0
 
 
 def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
@@ -161,7 +182,7 @@ def explanation(mutant: Mutant, equivalents: list[dict]) -> str | None:
     return None
 
 
-def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], partial: bool) -> tuple[str, bool]:
+def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], partial: bool) -> tuple[str, list[Mutant]]:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     lines = [
@@ -175,8 +196,7 @@ def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], part
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     survivors = []
-    unexplained = False
-    total = killed_total = 0
+    unexplained = []
     for module, mutants in results.items():
         killed = sum(m.status in KILLED for m in mutants)
         explained = 0
@@ -184,18 +204,20 @@ def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], part
             if mutant.status in KILLED:
                 continue
             reason = explanation(mutant, equivalents)
-            explained += reason is not None
-            unexplained |= reason is None
+            if reason is None:
+                unexplained.append(mutant)
+            else:
+                explained += 1
             survivors.append((mutant, reason))
-        share = killed / len(mutants) if mutants else 1.0
-        unexplained |= share < REQUIRED_SHARE
-        total += len(mutants)
-        killed_total += killed
         lines.append(
             f"| `{module}` | {len(mutants)} | {killed} | {explained} | {len(mutants) - killed - explained} "
-            f"| {share:.1%} |"
+            f"| {killed_share(mutants):.1%} |"
         )
-    lines.append(f"| all | {total} | {killed_total} | | | {killed_total / max(total, 1):.1%} |")
+    everything = [m for mutants in results.values() for m in mutants]
+    lines.append(
+        f"| all | {len(everything)} | {sum(m.status in KILLED for m in everything)} | | | "
+        f"{killed_share(everything):.1%} |"
+    )
     lines += ["", f"Required: at least {REQUIRED_SHARE:.0%} killed in each module, and no unexplained survivor."]
     lines += ["", "## Survivors", ""]
     if not survivors:

@@ -61,7 +61,8 @@ def test_a_false_claim_names_its_page_line_and_what_to_do(blocks, caplog):
 
 def test_every_claim_is_checked_and_a_missing_record_backs_none(blocks, caplog):
     """Catches a check that stops at the first claim, or takes a missing `.out` for a match."""
-    html = claim("leaves/seed.py", "False None") + claim("leaves/seed.py", "True") + claim("leaves/other.py", "tensor(1.)")
+    html = claim("leaves/seed.py", "False None") + claim("leaves/seed.py", "True")
+    html += claim("leaves/other.py", "tensor(1.)")
     blocks.on_page_content(html, page())
     found = warnings(caplog)
     assert [w.split(": the page claims ")[0] for w in found] == ["fieldnotes: docs/leaves.md:8"] * 2

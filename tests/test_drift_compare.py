@@ -74,7 +74,8 @@ def test_without_a_printer_the_message_names_the_installed_torch(tmp_path):
     message = drift(example(tmp_path, "2\n"), Run("3\n", 0))
     installed = importlib.metadata.version("torch")
     assert f"    +++ snippets/leaves/seed.py (printed by torch {installed})\n" in message
-    assert "(say, after a torch upgrade), re-record it with: python -m fieldnotes.record snippets/leaves/seed.py," in message
+    record = "python -m fieldnotes.record snippets/leaves/seed.py"
+    assert f"(say, after a torch upgrade), re-record it with: {record}," in message
     assert torch_version() == installed
 
 

@@ -29,9 +29,7 @@ def test_a_source_location_only_drift_keeps_its_diff_and_name():
     """Catches a source-location drift with no diff, the wrong labels, or lines joined without newlines."""
     moved = LOCATED.replace(":493.", ":488.")
     found = classify("x.py", "a\n" + LOCATED, "a\n" + moved, labels=("old", "new"))
-    assert found == Drift(
-        "x.py", "source-location", [], f"--- old\n+++ new\n@@ -1,2 +1,2 @@\n a\n-{LOCATED}+{moved}"
-    )
+    assert found == Drift("x.py", "source-location", [], f"--- old\n+++ new\n@@ -1,2 +1,2 @@\n a\n-{LOCATED}+{moved}")
 
 
 def test_a_behaviour_drift_keeps_its_diff_and_name():

@@ -107,7 +107,8 @@ def test_a_missing_torch_is_refused_saying_what_to_install(project, monkeypatch)
     that carries another message than the check's."""
     installed_torch(monkeypatch, None)
     monkeypatch.setattr(sys, "platform", "linux")
-    expected = "torch is not installed in this environment; the examples are recorded with torch 2.13.0. " + ADVICE_LINUX
+    expected = "torch is not installed in this environment; the examples are recorded with torch 2.13.0. "
+    expected += ADVICE_LINUX
     with pytest.raises(TorchMismatch) as refused:
         torch_pin.check_torch(project)
     assert str(refused.value) == expected

@@ -106,8 +106,9 @@ def test_a_raising_snippet_shows_only_its_own_frames(in_process, project):
         'before\nTraceback (most recent call last):\n  File "snippets/a/x.py", line 4, in <module>\n'
         "    json.loads('{')\n"
     )
-    assert output.endswith("json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: "
-                           "line 1 column 2 (char 1)\n")
+    assert output.endswith(
+        "json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
+    )
     assert "json/decoder.py" not in output and "runpy" not in output
 
 
@@ -229,7 +230,8 @@ def test_a_call_returns_the_answer_from_another_process():
     with pytest.raises(RuntimeError) as failed:
         runner.call(divmod, 7, 0)
     assert str(failed.value).startswith("divmod failed in its forked process:\nTraceback (most recent call last):")
-    with pytest.raises(RuntimeError, match="^_exit failed in its forked process:\nthe process ended without an answer$"):
+    silent = "^_exit failed in its forked process:\nthe process ended without an answer$"
+    with pytest.raises(RuntimeError, match=silent):
         runner.call(os._exit, 0)
 
 
