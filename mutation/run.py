@@ -42,6 +42,8 @@ class Mutant:
     status: str
     removed: list[str]
     added: list[str]
+    context: str = ""
+    """The unchanged line just above the change: tells apart two mutants of like lines (two `continue`s)."""
 
     @property
     def text(self) -> str:
@@ -75,6 +77,7 @@ def stub(mutant: Mutant) -> str:
         f"function = {json.dumps(mutant.function)}",
         f"removed = {json.dumps(mutant.removed, ensure_ascii=False)}",
         f"added = {json.dumps(mutant.added, ensure_ascii=False)}",
+        f"context = {json.dumps(mutant.context, ensure_ascii=False)}",
         'reason = ""',
     ]
     return "\n".join(lines) + "\n\n"
@@ -111,8 +114,8 @@ def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
             continue
         mutants.append(Mutant(module, readable(function), name, status(code), [], []))
     survivors = [mutant for mutant in mutants if mutant.status not in KILLED]
-    for mutant, (removed, added) in zip(survivors, changed_lines(work, [m.name for m in survivors]), strict=True):
-        mutant.removed, mutant.added = removed, added
+    for mutant, changed in zip(survivors, changed_lines(work, [m.name for m in survivors]), strict=True):
+        mutant.removed, mutant.added, mutant.context = changed
     return mutants
 
 
@@ -159,8 +162,9 @@ print(json.dumps([get_diff_for_mutant(name) for name in json.load(sys.stdin)]))
 """
 
 
-def changed_lines(work: Path, names: list[str]) -> list[tuple[list[str], list[str]]]:
-    """The lines each mutant removes and adds, stripped: what equivalent.toml names it by."""
+def changed_lines(work: Path, names: list[str]) -> list[tuple[list[str], list[str], str]]:
+    """The lines each mutant removes and adds, and the line above them, stripped: what equivalent.toml
+    names it by."""
     shown = subprocess.run(
         [sys.executable, "-c", SHOW_DIFFS], cwd=work, input=json.dumps(names), capture_output=True, text=True
     )
@@ -169,7 +173,9 @@ def changed_lines(work: Path, names: list[str]) -> list[tuple[list[str], list[st
         lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
         removed = [line[1:].strip() for line in lines if line.startswith("-")]
         added = [line[1:].strip() for line in lines if line.startswith("+")]
-        changed.append((removed, added))
+        first = next(n for n, line in enumerate(lines) if line.startswith(("-", "+")))
+        above = [line[1:].strip() for line in lines[:first] if line.startswith(" ")]
+        changed.append((removed, added, above[-1] if above else ""))
     return changed
 
 
@@ -177,7 +183,9 @@ def explanation(mutant: Mutant, equivalents: list[dict]) -> str | None:
     for entry in equivalents:
         if (entry["module"], entry["function"]) != (mutant.module, mutant.function):
             continue
-        if entry["removed"] == mutant.removed and entry["added"] == mutant.added:
+        if (entry["removed"], entry["added"]) != (mutant.removed, mutant.added):
+            continue
+        if entry.get("context", mutant.context) == mutant.context:
             return entry["reason"]
     return None
 
