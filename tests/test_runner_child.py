@@ -83,9 +83,12 @@ def test_the_child_captures_prints_and_warnings_in_order(in_process, project):
 
 
 def test_the_child_runs_then_in_the_snippets_namespace(in_process, project):
-    """Catches `then` code run without the snippet's names, or not run."""
-    code, output, _, _ = child(project, snippet(project, "x = 41\n"), then="print(x + 1)")
-    assert (code, output) == (0, "42\n")
+    """Catches `then` code run without the snippet's names, or not run; a snippet not run as `__main__`
+    (its `if __name__ == "__main__":` part would be skipped); `then` code named otherwise than `<then>` in
+    its warnings and tracebacks."""
+    then = "import sys\nprint(x + 1, sys._getframe().f_code.co_filename)"
+    code, output, _, _ = child(project, snippet(project, "x = 41\nprint(__name__)\n"), then=then)
+    assert (code, output) == (0, "__main__\n42 <then>\n")
 
 
 @pytest.mark.parametrize(
@@ -177,14 +180,15 @@ def test_a_module_runs_as_python_m_would(module_child, project):
     code = (
         "import os, sys\n"
         "if __name__ == '__main__':\n"
-        "    open('seen.txt', 'w').write(repr((sys.argv[1:], os.environ.get('A'), 'HOME' in os.environ,"
+        "    open('seen.txt', 'w').write(repr((sys.argv, os.environ.get('A'), 'HOME' in os.environ,"
         " os.environ.get('JPY_PARENT_PID'))))\n"
     )
+    argv = [str(project / "fieldnotes_probe_module.py"), "--flag"]  # argv[0] the module's file, as `python -m`
     assert run(code, {"A": "1", "JPY_PARENT_PID": "1"}) == 0
-    assert (project / "sub" / "seen.txt").read_text() == repr((["--flag"], "1", False, str(os.getppid())))
+    assert (project / "sub" / "seen.txt").read_text() == repr((argv, "1", False, str(os.getppid())))
     assert seen == {"setsid": 1, "exit handlers": 1}
     assert run(code, {"A": "2"}) == 0
-    assert (project / "sub" / "seen.txt").read_text() == repr((["--flag"], "2", False, None))
+    assert (project / "sub" / "seen.txt").read_text() == repr((argv, "2", False, None))
 
 
 @pytest.mark.parametrize(
@@ -245,3 +249,13 @@ def test_a_started_module_is_a_process_to_wait_for_and_signal(project):
         assert slow.pid > 0 and slow.poll() is None and slow.wait(0.01) is None
         getattr(slow, stop)()
         assert slow.wait(60) == code
+
+
+def test_the_fork_server_imports_the_main_module_torch_and_the_runner_first():
+    """Catches a fork server that would not import the main module once for every child (each child would
+    import it again, `python -m fieldnotes.record` included), or not preload what it is given."""
+    from multiprocessing import forkserver
+
+    runner.start_server(("colorsys",))
+    assert forkserver._forkserver._preload_modules == ["__main__", "colorsys", "fieldnotes.runner"]
+    assert forkserver._forkserver._forkserver_pid is not None
