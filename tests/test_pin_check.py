@@ -4,6 +4,7 @@ and where the pin is read from. Each expected message is written out here (issue
 from __future__ import annotations
 
 import importlib.metadata
+import locale
 import sys
 
 import pytest
@@ -124,3 +125,24 @@ def test_elsewhere_the_advice_is_pypis_torch(monkeypatch):
     assert torch_pin.advice(Version("2.13.0")) == ADVICE_LINUX.replace(
         "pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu", "pip install torch==2.13.0"
     )
+
+
+def test_the_checkouts_pin_is_the_one_checked(project, monkeypatch):
+    """Catches a check (or the build's) that reads the installed project's pin instead of the checkout's
+    pyproject.toml (after a change of the pin, before reinstalling)."""
+    (project / "pyproject.toml").write_text(PYPROJECT.replace('"torch==2.13.0",', '"torch==2.11.0",'))
+    installed_torch(monkeypatch, "2.11.0+cpu")
+    assert torch_pin.check_torch(project) == Version("2.11.0+cpu")
+    torch_pin.require_pinned_torch(project)
+
+
+def test_the_pin_is_read_as_utf_8_whatever_the_locale(project):
+    """Catches pyproject.toml read in the locale's encoding: a non-ASCII comment would stop the build on a
+    machine set up with another encoding."""
+    (project / "pyproject.toml").write_text("# torch — the pin\n" + PYPROJECT, encoding="utf-8")
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        assert torch_pin.pinned_torch(project) == Version("2.13.0")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)

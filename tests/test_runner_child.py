@@ -220,7 +220,8 @@ def test_a_snippet_killed_by_a_signal_says_so(project):
 
 def test_a_snippet_that_runs_too_long_is_stopped_with_what_it_printed(project):
     """Catches a time limit that is not applied, or a timeout that loses what the snippet printed."""
-    name = snippet(project, "import time\nprint('started', flush=True)\ntime.sleep(600)\n")
+    # Not longer: a mutant that hangs this test leaves the snippet's process behind until it ends.
+    name = snippet(project, "import time\nprint('started', flush=True)\ntime.sleep(30)\n")
     with pytest.raises(SnippetTimeout) as stopped:
         runner.run_snippet(project, name, 0.5)
     assert str(stopped.value) == "snippets/a/x.py did not finish within 0.5 s and was killed"
@@ -243,9 +244,10 @@ def test_a_started_module_is_a_process_to_wait_for_and_signal(project):
     """Catches a kernel process whose exit code, wait or signals do not reach the forked process."""
     quick = runner.start_module("this", [], dict(os.environ), str(project))
     assert quick.wait(60) == 0 and quick.returncode == 0 and quick.poll() == 0
-    serve = ["0", "--bind", "127.0.0.1"]
+    # Not longer: a mutant that hangs this test leaves the module's process behind until it ends.
+    sleep = ["-n", "1", "-r", "1", "import time; time.sleep(30)"]
     for stop, code in [("terminate", -signal.SIGTERM), ("kill", -signal.SIGKILL)]:
-        slow = runner.start_module("http.server", serve, dict(os.environ), str(project))
+        slow = runner.start_module("timeit", sleep, dict(os.environ), str(project))
         assert slow.pid > 0 and slow.poll() is None and slow.wait(0.01) is None
         getattr(slow, stop)()
         assert slow.wait(60) == code
