@@ -54,11 +54,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="only these modules of mutation/modules.toml")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once")
+    parser.add_argument(
+        "--report-only", action="store_true", help="report the last run again (after editing equivalent.toml)"
+    )
     args = parser.parse_args()
     modules = tomllib.loads((HERE / "modules.toml").read_text(encoding="utf-8"))["modules"]
     equivalents = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8")).get("equivalent", [])
     chosen = args.modules or list(modules)
-    results = {module: mutate(module, modules[module], args.jobs) for module in chosen}
+    results = {}
+    for module in chosen:
+        if not args.report_only:
+            mutate(module, modules[module], args.jobs)
+        results[module] = outcome(module, modules[module])
     report, unexplained = write_report(results, equivalents, partial=bool(args.modules))
     print(report)
     if unexplained:
@@ -87,8 +94,12 @@ def killed_share(mutants: list[Mutant]) -> float:
     return sum(m.status in KILLED for m in mutants) / len(mutants) if mutants else 1.0
 
 
-def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
-    work = WORK / module.replace("/", "-").removesuffix(".py")
+def work_folder(module: str) -> Path:
+    return WORK / module.replace("/", "-").removesuffix(".py")
+
+
+def mutate(module: str, settings: dict, jobs: int) -> None:
+    work = work_folder(module)
     shutil.rmtree(work, ignore_errors=True)  # mutmut reuses results it finds: start from the code as it is
     shutil.copytree(ROOT / PACKAGE, work / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
     test_files = {test.split("::")[0] for test in settings["tests"]}
@@ -102,9 +113,25 @@ def mutate(module: str, settings: dict, jobs: int) -> list[Mutant]:
     print(f"== {module}: {' '.join(settings['tests'])}", flush=True)
     with open(work / "mutmut.log", "w", encoding="utf-8") as log:
         done = subprocess.run(command, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        print(f"mutmut exited {done.returncode} on {module}: see {work / 'mutmut.log'}", flush=True)
+    (work / "commit.txt").write_text(git_commit(), encoding="utf-8")
+
+
+def git_commit() -> str:
+    """The commit the code was mutated at, with a + when the work tree had changes."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", PACKAGE, "tests"], cwd=ROOT, capture_output=True)
+    return (head.stdout.strip() or "unknown") + ("+" if dirty.stdout.strip() else "")
+
+
+def outcome(module: str, settings: dict) -> list[Mutant]:
+    """Each mutant of the module's last run, with the lines a survivor changes."""
+    work = work_folder(module)
     meta = work / "mutants" / f"{module}.meta"
     if not meta.exists():
-        sys.exit(f"mutmut did not run on {module} (exit {done.returncode}); see {work / 'mutmut.log'}")
+        sys.exit(f"mutmut has not run on {module}: see {work / 'mutmut.log'}")
+    dotted = module.removesuffix(".py").replace("/", ".")
     codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
     wanted = {mangled(function) for function in settings.get("functions", [])}
     mutants = []
@@ -195,11 +222,11 @@ def explanation(mutant: Mutant, equivalents: list[dict]) -> str | None:
 
 def write_report(results: dict[str, list[Mutant]], equivalents: list[dict], partial: bool) -> tuple[str, list[Mutant]]:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    commits = sorted({(work_folder(module) / "commit.txt").read_text(encoding="utf-8") for module in results})
     lines = [
         "# Mutation score",
         "",
-        f"`make mutants` on {now}, at commit {commit.stdout.strip() or 'unknown'}, mutmut "
+        f"`make mutants` on {now}, at commit {', '.join(commits)}, mutmut "
         f"{importlib.metadata.version('mutmut')}. A mutant is killed when a test fails under it (or times out).",
         "Each survivor is explained in mutation/equivalent.toml or is a gap in the tests.",
         "",

@@ -212,6 +212,19 @@ def test_a_run_returns_what_the_snippet_printed_and_its_exit_code(project):
     assert runner.run_snippet(project, ok, 60, then="print('then', x)") == Run("then 1\n", 0)
 
 
+def test_bytes_that_are_not_utf_8_are_shown_replaced(project):
+    """Catches a run that fails on output that is not UTF-8 (a C extension's raw bytes) instead of
+    showing it."""
+    name = snippet(project, "import os\nos.write(1, b'ok \\xff\\n')\n")
+    assert runner.run_snippet(project, name, 60) == Run("ok \ufffd\n", 0)
+
+
+def test_a_child_that_ends_before_its_snippet_starts_is_a_run_not_a_timeout(tmp_path):
+    """Catches a child that died before starting its snippet (here: its folder is gone) reported as
+    having run out of time."""
+    assert runner.run_snippet(tmp_path / "gone", "snippets/x.py", 60) == Run("", 1)
+
+
 def test_a_snippet_killed_by_a_signal_says_so(project):
     """Catches a run killed by a signal that looks like one that ended normally."""
     name = snippet(project, "import os\nprint('before', flush=True)\nos.kill(os.getpid(), 9)\n")
