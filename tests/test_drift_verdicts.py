@@ -58,8 +58,8 @@ def test_a_source_location_change_beside_an_exception_is_behaviour():
         ("Warning: a\n", "UserWarning: a\nUserWarning: b\n", ["a warning added", "a message"]),
         ("same\nx = 1\n", "same\nx = 2\n", ["a number"]),
         # A long output of one repeated line: difflib's autojunk would drop that line from the matching
-        # and pair "new" with one of them as a changed message.
-        ("same\n" * 200 + "end\n", "new\n" + "same\n" * 200 + "end\n", ["a line added or gone"]),
+        # and pair the line gone with the line added as a changed message.
+        ("first\n" + "same\n" * 200, "same\n" * 200 + "last\n", ["a line added or gone"]),
     ],
     ids=[
         "line-added",
