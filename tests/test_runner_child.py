@@ -232,13 +232,15 @@ def test_a_snippet_killed_by_a_signal_says_so(project):
 
 
 def test_a_snippet_that_runs_too_long_is_stopped_with_what_it_printed(project):
-    """Catches a time limit that is not applied, or a timeout that loses what the snippet printed."""
+    """Catches a time limit that is not applied, a snippet waited for instead of killed, or a timeout
+    that loses what the snippet printed."""
     # Not longer: a mutant that hangs this test leaves the snippet's process behind until it ends.
-    name = snippet(project, "import time\nprint('started', flush=True)\ntime.sleep(30)\n")
+    code = "import time\nprint('started', flush=True)\ntime.sleep(30)\nopen('ended', 'w').close()\n"
     with pytest.raises(SnippetTimeout) as stopped:
-        runner.run_snippet(project, name, 0.5)
+        runner.run_snippet(project, snippet(project, code), 0.5)
     assert str(stopped.value) == "snippets/a/x.py did not finish within 0.5 s and was killed"
     assert stopped.value.partial_output == "started\n"
+    assert not (project / "ended").exists()
 
 
 def test_a_call_returns_the_answer_from_another_process():
