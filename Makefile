@@ -100,3 +100,11 @@ $(INSTALLED): $(LOCK_FILE) pyproject.toml packages/fieldnotes/pyproject.toml $(U
 
 clean:
 	rm -rf site .cache
+
+# Mutation testing of the modules that hold the engine's guarantees (mutation/modules.toml lists them and
+# the fast tests run against each): writes mutation/REPORT.md, and fails on a survivor that neither a
+# test kills nor mutation/equivalent.toml explains. `make mutants MUTANTS=fieldnotes/cache.py`: one module
+# (the committed report is left as it is).
+.PHONY: mutants
+mutants: $(INSTALLED)
+	$(BIN)/python mutation/run.py $(MUTANTS)
