@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "mutation"
 WORK = ROOT / ".cache" / "mutation"
 PACKAGE = "fieldnotes"
+# The distribution's folder: a module's name in modules.toml is its path below it (fieldnotes/cache.py).
+DISTRIBUTION = ROOT / "packages" / "fieldnotes"
 # What every copy of the tests needs besides the test files themselves.
 TEST_SUPPORT = ["tests/__init__.py", "tests/conftest.py", "pyproject.toml", "mkdocs.yml"]
 REQUIRED_SHARE = 0.90
@@ -101,7 +103,7 @@ def work_folder(module: str) -> Path:
 def mutate(module: str, settings: dict, jobs: int) -> None:
     work = work_folder(module)
     shutil.rmtree(work, ignore_errors=True)  # mutmut reuses results it finds: start from the code as it is
-    shutil.copytree(ROOT / PACKAGE, work / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(DISTRIBUTION / PACKAGE, work / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
     test_files = {test.split("::")[0] for test in settings["tests"]}
     for path in sorted(test_files | set(TEST_SUPPORT)):
         (work / path).parent.mkdir(parents=True, exist_ok=True)
@@ -121,7 +123,7 @@ def mutate(module: str, settings: dict, jobs: int) -> None:
 def git_commit() -> str:
     """The commit the code was mutated at, with a + when the work tree had changes."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", PACKAGE, "tests"], cwd=ROOT, capture_output=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", str(DISTRIBUTION), "tests"], cwd=ROOT, capture_output=True)
     return (head.stdout.strip() or "unknown") + ("+" if dirty.stdout.strip() else "")
 
 

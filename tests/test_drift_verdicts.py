@@ -1,4 +1,4 @@
-"""How another torch's output is classified (fieldnotes/drift_classify.py), in-process: the verdicts and
+"""How another torch's output is classified (fieldnotes/torch/drift/classify.py), in-process: the verdicts and
 the report the drift report prints and the versions page is built from. Every expected value is written
 out here (issue 33)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fieldnotes.drift_classify import (
+from fieldnotes.torch.drift.classify import (
     EXERCISE,
     Drift,
     behaviour_changes,
@@ -90,14 +90,18 @@ def test_without_source_locations_replaces_each_kind_of_location():
     assert without_source_locations(text) == " ".join(["<torch source>"] * 7) + " k.py:8"
 
 
-def test_an_example_is_digested_with_the_helpers_beside_it(tmp_path):
-    """Catches a drift report that keys an example without its helpers, or with helpers of other folders."""
+def test_an_example_is_digested_with_the_helpers_it_imports(tmp_path):
+    """Catches a drift report that keys an example without the helpers it imports (directly, or through
+    another helper), or with helpers it does not import or of other folders."""
     (tmp_path / "s").mkdir()
-    (tmp_path / "s" / "x.py").write_bytes(b"x")
-    (tmp_path / "s" / "_b.py").write_bytes(b"b")
+    x = b"import _b\n"
+    (tmp_path / "s" / "x.py").write_bytes(x)
+    (tmp_path / "s" / "_b.py").write_bytes(b"from _a import f\n")
     (tmp_path / "s" / "_a.py").write_bytes(b"a")
+    (tmp_path / "s" / "_unused.py").write_bytes(b"u")
     (tmp_path / "_far.py").write_bytes(b"far")
-    assert snippet_digest(tmp_path, "s/x.py") == hashlib.sha256(b"x_a.py\0a_b.py\0b").hexdigest()
+    expected = hashlib.sha256(x + b"_a.py\0a" + b"_b.py\0from _a import f\n").hexdigest()
+    assert snippet_digest(tmp_path, "s/x.py") == expected
 
 
 def collected(root: Path) -> dict:

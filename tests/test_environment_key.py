@@ -75,13 +75,13 @@ def test_a_run_stored_under_one_environment_is_not_reused_under_another(environm
 
 def test_the_installed_distributions_are_named_with_their_versions(environment, tmp_path):
     """Catches a list that keeps names only (an upgrade would then keep the key), loses a folder of
-    sys.path (or those after one that cannot be read), or counts this project's own distribution (found
-    only when the checkout is on sys.path)."""
+    sys.path (or those after one that cannot be read), or counts fieldnotes' own distribution (its code
+    is in the key by content; an editable install's egg-info is found only from some folders)."""
     other = tmp_path / "other"
     other.mkdir()
     (other / "ipykernel-6.29.0.dist-info").mkdir()
-    (other / "autograd_field_notes-0.1.0.dist-info").mkdir()
-    (other / "autograd_field_notes.egg-info").mkdir()
+    (other / "fieldnotes-0.2.0.dist-info").mkdir()
+    (other / "fieldnotes.egg-info").mkdir()
     (other / "jupytext-1.16.egg-info").mkdir()
     sys.path[:0] = [str(tmp_path / "missing"), str(tmp_path / "site-packages" / "README.txt")]
     sys.path.append(str(other))
@@ -93,23 +93,31 @@ def test_the_installed_distributions_are_named_with_their_versions(environment, 
     ]
 
 
-def test_an_empty_entry_of_sys_path_is_the_current_folder(environment, tmp_path, monkeypatch):
-    """Catches the "" entry (the script's folder) left unread."""
+@pytest.mark.parametrize("entry", ["", "cwd"])
+def test_the_current_folder_is_no_environment(environment, tmp_path, monkeypatch, entry):
+    """Catches the current folder on sys.path ("" under `python -m`, or its path) read as an environment:
+    a checkout's own egg-info would then key runs by the folder a build starts in, and a cache filled
+    from another folder would miss. A folder of sys.path that is not the current one is still read."""
     (tmp_path / "here").mkdir()
-    (tmp_path / "here" / "rich-13.0.dist-info").mkdir()
+    (tmp_path / "here" / "site_pkg-1.0.egg-info").mkdir()
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "rich-13.0.dist-info").mkdir()
     monkeypatch.chdir(tmp_path / "here")
-    sys.path.append("")
+    sys.path.append("" if entry == "" else str(tmp_path / "here"))
+    sys.path.append(str(tmp_path / "env"))
+    assert "site_pkg-1.0.egg-info" not in cache.installed()
     assert "rich-13.0.dist-info" in cache.installed()
 
 
 @pytest.mark.parametrize(
     ("folder", "name"),
     [
-        ("autograd_field_notes-0.1.0.dist-info", "autograd-field-notes"),
-        ("autograd_field_notes.egg-info", "autograd-field-notes"),
+        ("mkdocs_jupyter-0.26.3.dist-info", "mkdocs-jupyter"),
+        ("mkdocs_jupyter.egg-info", "mkdocs-jupyter"),
         ("Torch-2.13.0+cpu.dist-info", "torch"),
     ],
 )
 def test_a_folder_names_its_distribution(folder, name):
-    """Catches the project's own folders not recognised as its own (one spelling left out)."""
+    """Catches a folder not named by its distribution (one spelling left out): fieldnotes' own would be
+    counted in the key."""
     assert cache._distribution_of(folder) == name

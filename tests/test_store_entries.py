@@ -37,21 +37,27 @@ def test_a_key_is_the_digest_of_environment_kind_and_contents(root):
     assert store.key("kind", b"a") != store.key("kind", b"b")
 
 
-def test_a_run_key_covers_the_snippet_its_kind_and_every_helper(root):
-    """Catches a run reused after its snippet, or a helper beside any snippet, changed, and the same key
-    for two ways of running it."""
-    keys = [Store(root, environment="env").run_key("snippets/a/x.py")]
-    keys.append(Store(root, environment="env").run_key("snippets/a/x.py", "then"))
-    (root / "snippets" / "a" / "x.py").write_text("print(2)\n")
-    keys.append(Store(root, environment="env").run_key("snippets/a/x.py"))
-    (root / "snippets" / "_helper.py").write_text("A = 1\n")
-    keys.append(Store(root, environment="env").run_key("snippets/a/x.py"))
-    (root / "snippets" / "_helper.py").write_text("A = 2\n")
-    keys.append(Store(root, environment="env").run_key("snippets/a/x.py"))
-    (root / "snippets" / "_helper.py").rename(root / "snippets" / "a" / "_helper.py")
-    keys.append(Store(root, environment="env").run_key("snippets/a/x.py"))
+def test_a_run_key_covers_the_snippet_its_kind_and_the_helpers_it_imports(root):
+    """Catches a run reused after its snippet, or a helper it imports, changed (or was renamed), the same
+    key for two ways of running it, and a key changed by a file the snippet cannot import (a helper in
+    another folder, one it does not import)."""
+    x = root / "snippets" / "a" / "x.py"
+    x.write_text("from _helper import A\nprint(A)\n")
+
+    def key(kind: str = "build") -> str:
+        return Store(root, environment="env").run_key("snippets/a/x.py", kind)
+
+    keys = [key(), key("then")]
+    (root / "snippets" / "a" / "_helper.py").write_text("A = 1\n")
+    keys.append(key())
+    (root / "snippets" / "a" / "_helper.py").write_text("A = 2\n")
+    keys.append(key())
+    x.write_text("from _helper import A\nprint(A + 1)\n")
+    keys.append(key())
     assert len(set(keys)) == len(keys)
-    assert Store(root, environment="env").run_key("snippets/a/x.py") == keys[-1]
+    (root / "snippets" / "_helper.py").write_text("A = 3\n")
+    (root / "snippets" / "a" / "_unused.py").write_text("B = 1\n")
+    assert key() == keys[-1]
 
 
 def test_a_saved_run_loads_back_and_marks_its_entry_used(root):
