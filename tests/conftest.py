@@ -103,7 +103,82 @@ def _needs_site(item: pytest.Item) -> bool:
     return "built_site" in getattr(item, "fixturenames", ())
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# --------------------------------------------------------------------------------------------------
+# Tiers. Every test gets exactly one marker, from what it uses, so that a new test file lands in its
+# tier without being listed anywhere:
+#   check    tooling (the lock across platforms, workflow lint, the bench's and under-load script's
+#            self-tests): CHECK_FILES; `make check`
+#   browser  tests/browser/: the built site in Chromium
+#   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
+#            mkdocs_build, `mkdocs` on a command line) or runs another process (subprocess), in the
+#            test, in a fixture it uses, or in a function of tests/ either one calls
+#   fast     everything else: in-process unit tests and probes; `make test-fast`
+# `make test` runs every tier but check.
+TIERS = ("fast", "build", "browser", "check")
+CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py"}
+BUILD_FIXTURES = {"built_site", "project"}
+VISIT_FIXTURES = {"page_visit", "laptop_visit"}
+TESTS = str(ROOT / "tests")
+
+
+def _calls_out(code, namespace: dict, seen: set) -> bool:
+    """Whether `code` (a function's, with its nested functions and lambdas) builds or starts a process,
+    itself or through a function of tests/ it names."""
+    if code in seen:
+        return False
+    seen.add(code)
+    for const in code.co_consts:
+        if const == "mkdocs" or (hasattr(const, "co_names") and _calls_out(const, namespace, seen)):
+            return True
+    for name in code.co_names:
+        value = namespace.get(name)
+        if value is subprocess or value in (Project, mkdocs_build, RealSite):
+            return True
+        inner = getattr(value, "__wrapped__", value)
+        written_here = hasattr(inner, "__code__") and inner.__code__.co_filename.startswith(TESTS)
+        if written_here and _calls_out(inner.__code__, inner.__globals__, seen):
+            return True
+    return False
+
+
+def _builds(item: pytest.Item) -> bool:
+    if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    functions = [getattr(item, "function", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    for definitions in info.name2fixturedefs.values() if info else ():
+        functions += [definition.func for definition in definitions]
+    seen: set = set()
+    for function in functions:
+        function = getattr(function, "__wrapped__", function)
+        if hasattr(function, "__code__") and _calls_out(function.__code__, function.__globals__, seen):
+            return True
+    return False
+
+
+def tier(item: pytest.Item) -> str:
+    """The tier of a test (see TIERS above)."""
+    path = Path(str(item.path))
+    if path.name in CHECK_FILES:
+        return "check"
+    if "browser" in path.parts[:-1]:
+        return "browser"
+    return "build" if _builds(item) else "fast"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in TIERS:
+        config.addinivalue_line("markers", f"{name}: a test of the {name} tier (tests/conftest.py, TIERS)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: each test gets its tier's marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(tier(item))
+        # The browser's page visits are made once per worker (tests/browser/page_visit.py): every test that
+        # reads one runs on the same worker.
+        for fixture in VISIT_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group(fixture))
     # The tests that read the built site go last, so that the build (started below, in the background)
     # runs beside the tests that do not need it instead of holding them up. The sort is stable.
     items.sort(key=_needs_site)
