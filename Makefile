@@ -45,10 +45,10 @@ PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
 test: $(INSTALLED)
 	$(PYTEST) -m "not check"
 
-# The edit loop: in-process unit tests and probes; nothing built, no browser, no other process. One
-# process: starting workers costs more than these tests.
+# The edit loop: in-process unit tests and probes; nothing built, no browser, no other process started
+# by the test (the examples' fork server still runs them).
 test-fast: $(INSTALLED)
-	$(BIN)/python -m pytest -m fast -p no:cacheprovider -q
+	$(PYTEST) -m fast
 
 # Tooling: the lock across platforms and Pythons, the workflow's lint, the bench's and under-load
 # script's self-tests, the tiers themselves. CI runs it beside `make test`.
