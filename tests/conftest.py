@@ -141,19 +141,34 @@ def _calls_out(code, namespace: dict, seen: set) -> bool:
     return False
 
 
+def _function_calls_out(function, seen: set) -> bool:
+    function = getattr(function, "__wrapped__", function)
+    return hasattr(function, "__code__") and _calls_out(function.__code__, function.__globals__, seen)
+
+
+def _fixture_definitions(item: pytest.Item) -> list:
+    info = getattr(item, "_fixtureinfo", None)
+    return [
+        definition for definitions in (info.name2fixturedefs.values() if info else ()) for definition in definitions
+    ]
+
+
 def _builds(item: pytest.Item) -> bool:
     if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
-    functions = [getattr(item, "function", None)]
-    info = getattr(item, "_fixtureinfo", None)
-    for definitions in info.name2fixturedefs.values() if info else ():
-        functions += [definition.func for definition in definitions]
     seen: set = set()
-    for function in functions:
-        function = getattr(function, "__wrapped__", function)
-        if hasattr(function, "__code__") and _calls_out(function.__code__, function.__globals__, seen):
-            return True
-    return False
+    functions = [getattr(item, "function", None), *(definition.func for definition in _fixture_definitions(item))]
+    return any(_function_calls_out(function, seen) for function in functions)
+
+
+def _module_builds(item: pytest.Item) -> list[str]:
+    """The module-scoped fixtures of the test that build or start a process: pytest-xdist would make each
+    again on every worker its module's tests of it land on."""
+    return sorted(
+        definition.argname
+        for definition in _fixture_definitions(item)
+        if definition.scope in ("module", "package") and _function_calls_out(definition.func, set())
+    )
 
 
 def tier(item: pytest.Item) -> str:
@@ -179,6 +194,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # reads one runs on the same worker.
         for fixture in VISIT_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group(fixture))
+        # Likewise a module's shared build: made once, on the one worker that runs the module's tests of it.
+        shared = _module_builds(item)
+        if shared and not item.get_closest_marker("xdist_group"):  # a group of its own already holds it
+            module = Path(str(item.path)).relative_to(ROOT).as_posix()
+            item.add_marker(pytest.mark.xdist_group(f"{module}::{'+'.join(shared)}"))
     # The tests that read the built site go last, so that the build (started below, in the background)
     # runs beside the tests that do not need it instead of holding them up. The sort is stable.
     items.sort(key=_needs_site)
