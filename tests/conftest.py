@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 from filelock import FileLock
 from mkdocs.utils.yaml import yaml_load
 
@@ -117,7 +118,7 @@ def _needs_site(item: pytest.Item) -> bool:
 TIERS = ("fast", "build", "browser", "check")
 CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py"}
 BUILD_FIXTURES = {"built_site", "project"}
-VISIT_FIXTURES = {"page_visit", "laptop_visit"}
+VISIT_FIXTURES = {"laptop_visit"}  # page_visit's tests name the group of their configuration
 TESTS = str(ROOT / "tests")
 
 
@@ -181,17 +182,35 @@ def tier(item: pytest.Item) -> str:
     return "build" if _builds(item) else "fast"
 
 
+class _XdistGroups:
+    """What pytest-xdist 3.8's --dist loadgroup does and, under pytest 9, does not: it names each test's
+    group at the end of its node id (`...::test_x@group`), the scheduler's key, by setting
+    `item._nodeid`, which pytest 9 no longer reads (its node id is `item._id`). Without this, the tests
+    of one group ran on both workers, and each made the group's module fixture again."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if not config.getvalue("loadgroup"):
+            return
+        for item in items:
+            groups = {
+                m.args[0] if m.args else m.kwargs.get("name", "default") for m in item.iter_markers("xdist_group")
+            }
+            if groups and "@" not in item.nodeid:
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(map(str, groups)))}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name in TIERS:
         config.addinivalue_line("markers", f"{name}: a test of the {name} tier (tests/conftest.py, TIERS)")
+    config.pluginmanager.register(_XdistGroups(), "fieldnotes-xdist-groups")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: each test gets its tier's marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(tier(item))
-        # The browser's page visits are made once per worker (tests/browser/page_visit.py): every test that
-        # reads one runs on the same worker.
+        # A browser fixture that loads each page once per worker: every test that reads it runs on one.
         for fixture in VISIT_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group(fixture))
         # Likewise a module's shared build: made once, on the one worker that runs the module's tests of it.

@@ -151,8 +151,9 @@ def new_guarded_page(_shared_contexts):
 @pytest.fixture(scope="session")
 def page_visit(_shared_contexts, built_site, screenshots_dir):
     """`page_visit(site_page, width="desktop", scheme="light")`: the one visit of that page in that
-    configuration (page_visit.py), made the first time a test asks for it. The tests that use this
-    fixture share one xdist group (tests/conftest.py), so that no other worker visits the page again."""
+    configuration (page_visit.py), made the first time a test asks for it. The tests that read the
+    visits of one configuration share its xdist group (page_visit.visit_group), so that no other worker
+    visits the page again in that configuration."""
     visits = {}
 
     def visit(site_page: str, width: str = "desktop", scheme: str = "light") -> Visit:

@@ -18,9 +18,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
 from browser_site import CONTENT, page_id
 
 SCHEMES = ("light", "dark")
+
+
+def visit_group(width: str, scheme: str = "light"):
+    """The xdist group of the tests that read the visits of one configuration: each visit is made on
+    one worker, and the 4 configurations spread over the workers."""
+    return pytest.mark.xdist_group(f"page-visits-{width}-{scheme}")
+
+
+def by_configuration(name: str, values, **fixed):
+    """`@pytest.mark.parametrize(name, values)`, each value in the group of its configuration."""
+    return pytest.mark.parametrize(name, [pytest.param(v, marks=visit_group(**{**fixed, name: v})) for v in values])
+
+
 PAGE_WIDTH = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
 
 

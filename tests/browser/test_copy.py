@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from browser_site import ROOT, SNIPPETS, WIDTHS
+from page_visit import by_configuration
 
 SECTION_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]+\[(start|end):[a-z][-_0-9a-z]*\][ \t]*$", re.MULTILINE)
 
@@ -88,7 +89,7 @@ def copy_problems(page, built_site) -> list[str] | None:
     return problems
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@by_configuration("width", WIDTHS)
 def test_copy_button_copies_the_snippet_file(page_visit, site_page, width):
     """Catches a shown source that is not the file (a hidden line, changed whitespace, the output pasted in),
     and a download link serving other bytes. On a phone too, where overrides/partials/code-lines.html

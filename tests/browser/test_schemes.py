@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import functools
 
-import pytest
 from axe_playwright_python.sync_playwright import Axe
 from browser_site import PHONE, site_pages
+from page_visit import by_configuration
 
 SCHEMES = {"light": "default", "dark": "slate"}
 # Rules that pass on every page of the site only if axe audited its content.
@@ -109,7 +109,7 @@ def loaded_cleanly(visit) -> None:
     visit.get("screenshot")
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@by_configuration("scheme", SCHEMES, width="desktop")
 def test_page_on_desktop(page_visit, site_page, scheme):
     """At 1280 px: loads cleanly, renders in the scheme, screenshot, and axe finds no violation."""
     visit = page_visit(site_page, "desktop", scheme)
@@ -123,7 +123,7 @@ def test_page_on_desktop(page_visit, site_page, scheme):
     assert EVALUATED_RULES <= passed, f"{site_page} ({scheme}): axe did not evaluate {EVALUATED_RULES - passed}"
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@by_configuration("scheme", SCHEMES, width="phone")
 def test_page_on_phone(page_visit, site_page, scheme):
     """At 375 px: loads cleanly, renders in the scheme, screenshot, and the page does not scroll sideways."""
     visit = page_visit(site_page, "phone", scheme)

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from browser_site import CONTENT, WIDTHS, site_pages
+from page_visit import by_configuration, visit_group
 from PIL import Image, ImageChops
 
 MIN_FIGURE_TEXT_PX = 9
@@ -305,7 +305,7 @@ def code_problems(page, site_page: str, desktop: bool) -> dict:
     return page.evaluate(CODE_PROBLEMS, {"desktop": desktop, "tooWide": TOO_WIDE_AT_1280.get(site_page)})
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@by_configuration("width", WIDTHS)
 def test_nothing_cut_off(page_visit, site_page, width):
     """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
     pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
@@ -332,6 +332,7 @@ def test_nothing_cut_off(page_visit, site_page, width):
     visit.check_guard()
 
 
+@visit_group("desktop")
 def test_every_code_line_fits_at_1280_px(page_visit, site_page):
     """At 1280 px each line of code is one line on the screen, as written: the column holds 80
     characters (77 beside the copy button). Catches a snippet or notebook line longer than that (keep
@@ -341,6 +342,7 @@ def test_every_code_line_fits_at_1280_px(page_visit, site_page):
     assert not wrapped, f"{site_page}: {len(wrapped)} lines wrap:\n  " + "\n  ".join(wrapped)
 
 
+@visit_group("phone")
 def test_no_more_blocks_scroll_on_a_phone_than_the_limit(page_visit):
     """Issue 21: on a 375 px phone at most PHONE_SCROLL_LIMIT code blocks on the whole site scroll
     sideways (the issue asks for at most 10; code never does: test_nothing_cut_off). It counts over
