@@ -190,7 +190,7 @@ class _XdistGroups:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        if not config.getvalue("loadgroup"):
+        if not getattr(config.option, "loadgroup", False):  # set in xdist workers only
             return
         for item in items:
             groups = {
