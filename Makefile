@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test test-no-cache update-outputs drift-report bench under-load lock venv uv-settings clean
+.PHONY: serve build test test-fast check test-no-cache update-outputs drift-report bench under-load lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -36,16 +36,32 @@ serve: $(INSTALLED)
 build: $(INSTALLED)
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
-# One pytest-xdist worker per core; tests that share an expensive module fixture name an xdist_group.
+# The suite's tiers: every test is marked fast, build, browser or check by what it uses (tests/conftest.py,
+# TIERS), so a new test lands in its tier without being listed. One pytest-xdist worker per core; tests
+# that share an expensive fixture name an xdist_group.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
+
+# The whole suite but the tooling checks: the strict build of the real site and the browser included.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(PYTEST) -m "not check"
+
+# The edit loop: in-process unit tests and probes; nothing built, no browser, no other process started
+# by the test (the examples' fork server still runs them).
+test-fast: $(INSTALLED)
+	$(PYTEST) -m fast
+
+# Tooling: the lock across platforms and Pythons, the workflow's lint, the bench's and under-load
+# script's self-tests, the tiers themselves. CI runs it beside `make test`.
+check: $(INSTALLED)
+	$(PYTEST) -m check
 
 # The tests that build, again with nothing reused (FIELDNOTES_CACHE=false: the plugin's `cache: false`),
-# in one process per worker: a setting of one build must not leak into the next (CI runs it too).
+# in one process per worker. Not run by CI: tests/test_cache.py and tests/test_reuse.py prove what
+# `cache: false` does; this is for a change to the cache itself.
 NO_CACHE_TESTS := tests/test_cache.py tests/test_reuse.py tests/test_api_index.py tests/test_build_failures.py \
 	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_runner.py tests/test_store.py tests/test_shard.py tests/test_adopter.py tests/test_integrations.py
 test-no-cache: $(INSTALLED)
-	FIELDNOTES_CACHE=false $(BIN)/python -m pytest -n auto --dist loadgroup -p no:cacheprovider $(NO_CACHE_TESTS)
+	FIELDNOTES_CACHE=false $(PYTEST) -p no:cacheprovider $(NO_CACHE_TESTS)
 
 # Re-record every example's expected output (snippets/**/*.out) after a deliberate change;
 # `make update-outputs SNIPPET=snippets/faq/in_place.py` records just that one (a folder: those under it).

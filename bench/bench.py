@@ -17,8 +17,10 @@ absolute number:
   examples that cost most are listed;
 - the execution-off build and live reload beside the warm build and reload, for comparison;
 - per page: HTML bytes raw and gzipped, and everything a first visit loads;
-- the build's peak memory, the test suite's wall time (`make test`, caches warm and nothing reused),
-  and set-up from an empty virtualenv;
+- the build's peak memory, set-up from an empty virtualenv, and the test suite's own time, wall and
+  CPU seconds (user + sys of the whole process tree, which a busy machine changes less): `make
+  test-fast` and `make test` with caches warm (targets 30 s and 150 s of wall time on 2 cores),
+  `make check`, and `make test` with nothing reused;
 - with --lighthouse, Lighthouse's performance score per page: desktop once, mobile the median of --runs
   runs (installs lighthouse from npm into .cache/lighthouse; needs node and /usr/bin/chromium).
 
@@ -35,6 +37,7 @@ import io
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import socket
@@ -55,8 +58,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHES = [ROOT / ".cache" / "fieldnotes", ROOT / ".cache" / "mkdocs-jupyter"]  # what a cold build starts without
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 NO_EXEC = {"FIELDNOTES_EXECUTE": "false"}
+NO_REUSE = {"FIELDNOTES_CACHE": "false"}
 TARGETS = {"warm": 2.0, "reload": 2.0}  # against the plain render
 COLD_TARGET = 1.25  # cold build against its compute floor
+SUITE_TARGETS = {"test-fast": 30, "test": 150}  # wall seconds, caches warm, on 2 cores
 EXERCISE = "docs/exercise/vanishing_gradients.py"  # executed by mkdocs-jupyter at build time
 RESULTS = ROOT / "bench" / "RESULTS.md"
 RULES_CHECK = "snippets/rules/rules.py"  # the rules page's check of every rule on random programs
@@ -87,6 +92,15 @@ def run(cmd: list[str], *, env: dict | None = None, cwd: Path = ROOT) -> tuple[f
             said = output.read().decode(errors="replace")[-FAILURE_TAIL:]
             sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{said}")
     return elapsed, peak
+
+
+def cpu_and_wall(cmd: list[str], *, env: dict | None = None) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + sys of the command and every process it waited for) of one
+    command, run as `run` runs it."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, _ = run(cmd, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def plain_config(project: Path) -> dict:
@@ -456,13 +470,16 @@ def main() -> None:
             if done.returncode:
                 sys.exit(f"set-up failed: {shlex.join(done.args)}\n{done.stdout}{done.stderr}")
             setup = time.perf_counter() - start
-        # The suite as a contributor runs it (`make test`, one xdist worker per core): first with nothing
-        # reused, as on a fresh clone, then again, as a contributor's next run.
-        tests_cold, _ = run(["make", "--no-print-directory", "test"], env={"FIELDNOTES_CACHE": "false"})
-        tests_warm, _ = run(["make", "--no-print-directory", "test"])  # reuses what the run before stored
+        # The suite as a contributor runs it: first with nothing reused, as on a fresh clone, then each
+        # tier again, as a contributor's next run.
+        make = ["make", "--no-print-directory"]
+        suite = [("make test, nothing reused (a fresh clone)", None, cpu_and_wall([*make, "test"], env=NO_REUSE))]
+        for target in ("test-fast", "test", "check"):
+            suite.append((f"make {target}, caches warm", SUITE_TARGETS.get(target), cpu_and_wall([*make, target])))
         say(f"{'set-up from an empty virtualenv (make venv)':44} {setup:7.1f} s   (target <= 30 s; uv cache as found)")
-        say(f"{'make test, caches warm':44} {tests_warm:7.1f} s   (target <= 300 s)")
-        say(f"{'make test, nothing reused (a fresh clone)':44} {tests_cold:7.1f} s   (FIELDNOTES_CACHE=false)")
+        say(f"{'the suite':44} {'wall':>7}   {'CPU':>7}   (wall targets on 2 cores)")
+        for label, target, (wall, cpu) in suite:
+            say(f"{label:44} {wall:7.1f} s {cpu:7.1f} s" + (f"   (target <= {target} s)" if target else ""))
     if args.lighthouse:
         say(f"\n{'Lighthouse performance':40} {'desktop':>8} {'mobile':>8}   (targets 1.0 and >= 0.95)")
         say(f"{'':40} {'':>8} {'median':>8}   (each of the {n} mobile runs)")

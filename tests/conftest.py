@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 from filelock import FileLock
 from mkdocs.utils.yaml import yaml_load
 
@@ -103,7 +104,120 @@ def _needs_site(item: pytest.Item) -> bool:
     return "built_site" in getattr(item, "fixturenames", ())
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# --------------------------------------------------------------------------------------------------
+# Tiers. Every test gets exactly one marker, from what it uses, so that a new test file lands in its
+# tier without being listed anywhere:
+#   check    tooling (the lock across platforms, workflow lint, the bench's and under-load script's
+#            self-tests): CHECK_FILES; `make check`
+#   browser  tests/browser/: the built site in Chromium
+#   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
+#            mkdocs_build, `mkdocs` on a command line) or runs another process (subprocess), in the
+#            test, in a fixture it uses, or in a function of tests/ either one calls
+#   fast     everything else: in-process unit tests and probes; `make test-fast`
+# `make test` runs every tier but check.
+TIERS = ("fast", "build", "browser", "check")
+CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py"}
+BUILD_FIXTURES = {"built_site", "project"}
+VISIT_FIXTURES = {"laptop_visit"}  # page_visit's tests name the group of their configuration
+TESTS = str(ROOT / "tests")
+
+
+def _calls_out(code, namespace: dict, seen: set) -> bool:
+    """Whether `code` (a function's, with its nested functions and lambdas) builds or starts a process,
+    itself or through a function of tests/ it names."""
+    if code in seen:
+        return False
+    seen.add(code)
+    for const in code.co_consts:
+        if const == "mkdocs" or (hasattr(const, "co_names") and _calls_out(const, namespace, seen)):
+            return True
+    for name in code.co_names:
+        value = namespace.get(name)
+        if value is subprocess or value in (Project, mkdocs_build, RealSite):
+            return True
+        inner = getattr(value, "__wrapped__", value)
+        written_here = hasattr(inner, "__code__") and inner.__code__.co_filename.startswith(TESTS)
+        if written_here and _calls_out(inner.__code__, inner.__globals__, seen):
+            return True
+    return False
+
+
+def _function_calls_out(function, seen: set) -> bool:
+    function = getattr(function, "__wrapped__", function)
+    return hasattr(function, "__code__") and _calls_out(function.__code__, function.__globals__, seen)
+
+
+def _fixture_definitions(item: pytest.Item) -> list:
+    info = getattr(item, "_fixtureinfo", None)
+    return [
+        definition for definitions in (info.name2fixturedefs.values() if info else ()) for definition in definitions
+    ]
+
+
+def _builds(item: pytest.Item) -> bool:
+    if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    seen: set = set()
+    functions = [getattr(item, "function", None), *(definition.func for definition in _fixture_definitions(item))]
+    return any(_function_calls_out(function, seen) for function in functions)
+
+
+def _module_builds(item: pytest.Item) -> list[str]:
+    """The module-scoped fixtures of the test that build or start a process: pytest-xdist would make each
+    again on every worker its module's tests of it land on."""
+    return sorted(
+        definition.argname
+        for definition in _fixture_definitions(item)
+        if definition.scope in ("module", "package") and _function_calls_out(definition.func, set())
+    )
+
+
+def tier(item: pytest.Item) -> str:
+    """The tier of a test (see TIERS above)."""
+    path = Path(str(item.path))
+    if path.name in CHECK_FILES:
+        return "check"
+    if "browser" in path.parts[:-1]:
+        return "browser"
+    return "build" if _builds(item) else "fast"
+
+
+class _XdistGroups:
+    """What pytest-xdist 3.8's --dist loadgroup does and, under pytest 9, does not: it names each test's
+    group at the end of its node id (`...::test_x@group`), the scheduler's key, by setting
+    `item._nodeid`, which pytest 9 no longer reads (its node id is `item._id`). Without this, the tests
+    of one group ran on both workers, and each made the group's module fixture again."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if not getattr(config.option, "loadgroup", False):  # set in xdist workers only
+            return
+        for item in items:
+            groups = {
+                m.args[0] if m.args else m.kwargs.get("name", "default") for m in item.iter_markers("xdist_group")
+            }
+            if groups and "@" not in item.nodeid:
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(map(str, groups)))}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in TIERS:
+        config.addinivalue_line("markers", f"{name}: a test of the {name} tier (tests/conftest.py, TIERS)")
+    config.pluginmanager.register(_XdistGroups(), "fieldnotes-xdist-groups")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: each test gets its tier's marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(tier(item))
+        # A browser fixture that loads each page once per worker: every test that reads it runs on one.
+        for fixture in VISIT_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group(fixture))
+        # Likewise a module's shared build: made once, on the one worker that runs the module's tests of it.
+        shared = _module_builds(item)
+        if shared and not item.get_closest_marker("xdist_group"):  # a group of its own already holds it
+            module = Path(str(item.path)).relative_to(ROOT).as_posix()
+            item.add_marker(pytest.mark.xdist_group(f"{module}::{'+'.join(shared)}"))
     # The tests that read the built site go last, so that the build (started below, in the background)
     # runs beside the tests that do not need it instead of holding them up. The sort is stable.
     items.sort(key=_needs_site)

@@ -201,3 +201,13 @@ def test_an_example_timed_writes_nothing_into_the_project(tmp_path):
     code = "from _helper import NAME\nopen(NAME, 'w').write('<svg/>')\n"
     assert set(_cpu_of(tmp_path, saves=code)) == {"saves.py"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["_helper.py", "saves.py"]
+
+
+def test_the_suites_time_counts_the_cpu_of_every_process_it_started():
+    """Catches the suite's CPU seconds read from the command alone (make's: nearly nothing, while its
+    pytest workers spin), or wall time reported as CPU time (a sleeping command would look busy)."""
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5:\n    pass\n"
+    grandchild = f"import subprocess, sys, time\nsubprocess.run([sys.executable, '-c', {spin!r}])\ntime.sleep(0.5)\n"
+    wall, cpu = bench.cpu_and_wall([sys.executable, "-c", grandchild])
+    assert cpu >= 0.5, "the grandchild's CPU seconds are missing"
+    assert wall >= 1.0 and cpu < wall, "wall and CPU time mixed up"

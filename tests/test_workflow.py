@@ -34,11 +34,15 @@ def test_workflow_passes_zizmor_audit():
 
 
 def test_workflow_runs_the_same_targets_as_ci():
+    """Catches a pull request that passes without the whole suite or without the tooling checks: the
+    test job not running .ci/run, or .ci/run leaving out `make test` or `make check`."""
     jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
     runs = {job: [step.get("run") for step in spec["steps"] if "run" in step] for job, spec in jobs.items()}
     assert runs["test"] == ["bash .ci/run"]
     assert runs["publish"] == ["make build"]
-    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert {"make test", "make check"} <= set(ci), "CI runs the whole suite and the tooling checks"
+    assert "set -euo pipefail" in ci, "a failed target fails CI"
     assert jobs["publish"]["needs"] == "test"
 
 

@@ -38,6 +38,8 @@ BUDGET_MS = 90_000
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
+# The widths every page is visited at (page_visit.py), as context arguments.
+WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
 
 
 def chromium_missing() -> bool:

@@ -5,6 +5,8 @@
   the tests, and tests/test_site_pages.py checks that the built site has exactly those pages.
 - It is served on 127.0.0.1 only, by `http.server.ThreadingHTTPServer` on a free port, with a
   sitemap.xml listing that server's URLs (as `mkdocs serve` does), so navigation.instant works.
+- Each page is loaded once per (width, colour scheme): every check of a page reads that visit
+  (`page_visit`, page_visit.py).
 - One Chromium per session, driven by Playwright's sync API (pytest-playwright is not used: its
   plugin would act on every test of the suite), launched with the network-isolation flags of
   shared/README.md; one shared context per configuration (desktop or phone, light or dark), whose
@@ -34,6 +36,7 @@ from browser_site import (
     DEFAULT_CONTEXT,
     MISSING_MESSAGE,
     SCREENSHOTS,
+    WIDTHS,
     GuardedContext,
     chromium_missing,
     in_ci,
@@ -41,6 +44,7 @@ from browser_site import (
     site_pages,
 )
 from filelock import FileLock
+from page_visit import Visit, record_visit
 from playwright.sync_api import sync_playwright
 
 
@@ -142,6 +146,26 @@ def new_guarded_page(_shared_contexts):
     """`new_guarded_page(**context_args)`: the tab of the shared context for those arguments, emptied,
     and a fresh Guard, e.g. `new_guarded_page(color_scheme="dark")`; desktop 1280 px and light by default."""
     return lambda **context_args: _shared_contexts(**context_args).new_page()
+
+
+@pytest.fixture(scope="session")
+def page_visit(_shared_contexts, built_site, screenshots_dir):
+    """`page_visit(site_page, width="desktop", scheme="light")`: the one visit of that page in that
+    configuration (page_visit.py), made the first time a test asks for it. The tests that read the
+    visits of one configuration share its xdist group (page_visit.visit_group), so that no other worker
+    visits the page again in that configuration."""
+    visits = {}
+
+    def visit(site_page: str, width: str = "desktop", scheme: str = "light") -> Visit:
+        key = (site_page, width, scheme)
+        if key not in visits:
+            page, guard = _shared_contexts(**WIDTHS[width], color_scheme=scheme).new_page()
+            visits[key] = record_visit(
+                page, guard, site_page, width, scheme, built_site=built_site, screenshots_dir=screenshots_dir
+            )
+        return visits[key]
+
+    return visit
 
 
 @pytest.fixture

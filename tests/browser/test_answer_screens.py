@@ -42,55 +42,59 @@ def screens(page, selector: str) -> float:
     return element.evaluate("el => (el.getBoundingClientRect().bottom + window.scrollY) / window.innerHeight")
 
 
-@pytest.fixture
-def laptop(new_guarded_page):
-    return new_guarded_page(viewport=LAPTOP)
+WARNING_OUTPUTS = """w => [...document.querySelectorAll('article.md-content__inner pre')]
+    .filter(pre => pre.textContent.includes(w) && !pre.closest('details.fieldnotes-version'))
+    .map(pre => ({count: pre.textContent.split(w).length - 1,
+                  height: pre.getBoundingClientRect().height / window.innerHeight}))"""
 
 
-def test_the_first_lesson_is_at_most_six_screens(laptop):
-    page, guard = laptop
-    page.goto(FIRST_LESSON)
-    length = page.evaluate("document.documentElement.scrollHeight / window.innerHeight")
+@pytest.fixture(scope="module")
+def laptop_visit(_shared_contexts):
+    """`laptop_visit(path)`: what the tests below measure on the page at 1366x768, from one load of it."""
+    visits = {}
+
+    def visit(path: str) -> dict:
+        if path not in visits:
+            page, guard = _shared_contexts(viewport=LAPTOP).new_page()
+            page.goto(path)
+            answer, fix = ANSWERS[path]
+            visits[path] = {
+                "length": page.evaluate("document.documentElement.scrollHeight / window.innerHeight"),
+                "at": {"answer": screens(page, answer), "fix": screens(page, fix)},
+                "warning outputs": page.evaluate(WARNING_OUTPUTS, NON_LEAF_WARNING),
+                "seed examples": page.locator('.filename a[href$="grad_none/seed.py"]').count(),
+                "guard": guard,
+            }
+        visits[path]["guard"].check()
+        return visits[path]
+
+    return visit
+
+
+def test_the_first_lesson_is_at_most_six_screens(laptop_visit):
+    length = laptop_visit(FIRST_LESSON)["length"]
     assert length <= MAX_FIRST_LESSON_SCREENS, f"{FIRST_LESSON} is {length:.2f} screens long at 1366x768"
-    guard.check()
 
 
 @pytest.mark.parametrize("path", list(ANSWERS))
-def test_each_page_shows_its_answer_and_its_fix_in_its_first_two_screens(laptop, path):
-    page, guard = laptop
-    page.goto(path)
-    answer, fix = ANSWERS[path]
-    at = {"answer": screens(page, answer), "fix": screens(page, fix)}
+def test_each_page_shows_its_answer_and_its_fix_in_its_first_two_screens(laptop_visit, path):
+    at = laptop_visit(path)["at"]
     late = {what: round(y, 2) for what, y in at.items() if y > ANSWER_WITHIN_SCREENS}
     assert not late, f"{path}: ends below screen {ANSWER_WITHIN_SCREENS} at 1366x768: {late}"
-    guard.check()
 
 
 @pytest.mark.parametrize("path", list(ANSWERS))
-def test_an_output_with_the_warning_shows_it_once_and_fits_a_screen(laptop, path):
+def test_an_output_with_the_warning_shows_it_once_and_fits_a_screen(laptop_visit, path):
     """Where torch's warning precedes the result a reader came for, the result lines and the warning are
     seen together: the warning is printed once in that output, and the output is shorter than a screen.
     (A folded note of how another torch prints the example holds the warning twice, as a diff: it is
     not the output, and it is closed.)"""
-    page, guard = laptop
-    page.goto(path)
-    outputs = page.evaluate(
-        """w => [...document.querySelectorAll('article.md-content__inner pre')]
-            .filter(pre => pre.textContent.includes(w) && !pre.closest('details.fieldnotes-version'))
-            .map(pre => ({count: pre.textContent.split(w).length - 1,
-                          height: pre.getBoundingClientRect().height / window.innerHeight}))""",
-        NON_LEAF_WARNING,
-    )
-    for output in outputs:
+    for output in laptop_visit(path)["warning outputs"]:
         assert output["count"] == 1, f"{path}: an output prints the non-leaf warning {output['count']} times"
         assert output["height"] < 1, f"{path}: an output with the warning is {output['height']:.2f} screens high"
-    guard.check()
 
 
 @pytest.mark.parametrize("path", [p for p in ANSWERS if p != FIRST_LESSON])
-def test_the_seed_example_is_shown_once_at_the_head_of_the_path(laptop, path):
+def test_the_seed_example_is_shown_once_at_the_head_of_the_path(laptop_visit, path):
     """The first two lessons both opened with it (its 17-line output and its diagram, twice in a row)."""
-    page, guard = laptop
-    page.goto(path)
-    assert not page.locator('.filename a[href$="grad_none/seed.py"]').count(), f"{path} shows the seed example again"
-    guard.check()
+    assert not laptop_visit(path)["seed examples"], f"{path} shows the seed example again"

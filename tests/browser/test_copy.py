@@ -16,7 +16,8 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_site import PHONE, ROOT, SNIPPETS
+from browser_site import ROOT, SNIPPETS, WIDTHS
+from page_visit import by_configuration
 
 SECTION_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]+\[(start|end):[a-z][-_0-9a-z]*\][ \t]*$", re.MULTILINE)
 
@@ -47,24 +48,21 @@ def test_clipboard_matches_file_rules():
     assert not clipboard_matches("a\n", "a\nb\n")
 
 
-@pytest.mark.parametrize("width", ["desktop", "phone"])
-def test_copy_button_copies_the_snippet_file(new_guarded_page, site_page, built_site, width):
-    """Catches a shown source that is not the file (a hidden line, changed whitespace, the output pasted in),
-    and a download link serving other bytes. On a phone too, where overrides/partials/code-lines.html
-    wraps indented lines in spans of their own (a span that changed the text would show here)."""
-    phone = {"viewport": PHONE, "is_mobile": True, "has_touch": True} if width == "phone" else {}
-    page, guard = new_guarded_page(**phone)
-    page.goto(site_page)
+def copy_problems(page, built_site) -> list[str] | None:
+    """Click the copy button of every executed example on the loaded page and compare the clipboard with
+    the snippet file (and the file name's download with its bytes); None when the page shows none."""
     blocks = page.locator(".highlight:has(> .filename)").filter(has=page.locator(".filename", has_text="snippets/"))
     titles = [t.strip() for t in blocks.locator("> .filename").all_inner_texts()]
     examples = [(i, t) for i, t in enumerate(titles) if t.startswith("snippets/")]
     if not examples:
-        pytest.skip(f"{site_page} shows no executed example")
+        return None
 
     problems = []
     for index, title in examples:
         path = (ROOT / title).resolve()
-        assert path.is_relative_to(SNIPPETS) and path.is_file(), f"{site_page}: {title} is not a snippet file"
+        if not (path.is_relative_to(SNIPPETS) and path.is_file()):
+            problems.append(f"{title} is not a snippet file")
+            continue
         expected = path.read_bytes().decode("utf-8")
 
         block = blocks.nth(index)
@@ -88,6 +86,17 @@ def test_copy_button_copies_the_snippet_file(new_guarded_page, site_page, built_
             served = built_site / urlsplit(download.evaluate("a => a.href")).path.lstrip("/")
             if not served.is_file() or served.read_bytes() != path.read_bytes():
                 problems.append(f"{title}: its download link serves other bytes than the file")
+    return problems
 
+
+@by_configuration("width", WIDTHS)
+def test_copy_button_copies_the_snippet_file(page_visit, site_page, width):
+    """Catches a shown source that is not the file (a hidden line, changed whitespace, the output pasted in),
+    and a download link serving other bytes. On a phone too, where overrides/partials/code-lines.html
+    wraps indented lines in spans of their own (a span that changed the text would show here)."""
+    visit = page_visit(site_page, width)
+    problems = visit.get("copy")
+    if problems is None:
+        pytest.skip(f"{site_page} shows no executed example")
     assert not problems, f"{site_page}:\n" + "\n".join(problems)
-    guard.check()
+    visit.check_guard()

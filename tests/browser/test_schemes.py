@@ -1,9 +1,9 @@
 """Every page, in the light and the dark scheme, on a desktop and on a phone; and the scheme toggle.
 
-Each page test loads the page and checks it loaded cleanly: HTTP 200, zero console errors, zero
-uncaught page errors, zero requests to any host but 127.0.0.1 (recorded and aborted), also after
-scrolling to the end. Then it checks the scheme is applied (the body's scheme and a light or dark
-background).
+Each page test reads the page's one visit in its configuration (page_visit.py) and checks it loaded
+cleanly: HTTP 200, zero console errors, zero uncaught page errors, zero requests to any host but
+127.0.0.1 (recorded and aborted), also after scrolling to the end. Then it checks the scheme is applied
+(the body's scheme and a light or dark background).
 
 Every page is screenshotted (full page) in both schemes at 1280 px and at 375 px into
 test-artifacts/screenshots/<page>-<light|dark>-<desktop|phone>.jpg, for a reviewer to look at.
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import functools
 
-import pytest
 from axe_playwright_python.sync_playwright import Axe
-from browser_site import CONTENT, PHONE, page_id, site_pages
+from browser_site import PHONE, site_pages
+from page_visit import by_configuration
 
 SCHEMES = {"light": "default", "dark": "slate"}
 # Rules that pass on every page of the site only if axe audited its content.
@@ -61,10 +61,6 @@ def screenshot(page, path) -> None:
     page.screenshot(path=path, full_page=True, type="jpeg", quality=90)
 
 
-def shot_name(site_page: str) -> str:
-    return page_id(site_page).replace("/", "--")
-
-
 @functools.cache
 def axe() -> Axe:
     return Axe()
@@ -89,61 +85,54 @@ def background_luminance(page) -> float:
     return sum(weight * value / 255 for weight, value in zip((0.2126, 0.7152, 0.0722), rgb, strict=True))
 
 
-def assert_scheme(page, site_page: str, scheme: str) -> None:
-    assert page.locator("body").get_attribute("data-md-color-scheme") == SCHEMES[scheme]
-    luminance = background_luminance(page)
+def check_scheme(site_page: str, scheme: str, attribute: str | None, luminance: float) -> None:
+    assert attribute == SCHEMES[scheme], f"{site_page}: the body's scheme is {attribute!r}, not {SCHEMES[scheme]!r}"
     if scheme == "light":
         assert luminance > 0.8, f"{site_page}: light scheme, but the background is dark ({luminance:.2f})"
     else:
         assert luminance < 0.2, f"{site_page}: dark scheme, but the background is light ({luminance:.2f})"
 
 
-def load(page, site_page: str, guard) -> None:
-    """Load the page and check it loaded cleanly: HTTP 200, no console error, no uncaught error, no
-    request to another host (the Guard), also once scrolled to the end. Catches a page that is not
-    offline (the theme's Google Fonts with `font: false` removed, a script from a CDN)."""
-    response = page.goto(site_page)
-    assert response is not None and response.ok, f"{site_page}: HTTP {response and response.status}"
-    page.locator(f"{CONTENT} h1").first.wait_for()
-    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.evaluate("window.scrollTo(0, 0)")
-    guard.check()
+def assert_scheme(page, site_page: str, scheme: str) -> None:
+    attribute = page.locator("body").get_attribute("data-md-color-scheme")
+    check_scheme(site_page, scheme, attribute, background_luminance(page))
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_page_on_desktop(new_guarded_page, site_page, scheme, screenshots_dir):
+def loaded_cleanly(visit) -> None:
+    """The visit loaded the page cleanly: HTTP 200, no console error, no uncaught error, no request to
+    another host (the Guard), also once scrolled to the end, and in the scheme asked for. Catches a page
+    that is not offline (the theme's Google Fonts with `font: false` removed, a script from a CDN)."""
+    status = visit.get("status")
+    assert status == 200, f"{visit.site_page}: HTTP {status}"
+    visit.check_guard()
+    check_scheme(visit.site_page, visit.scheme, *visit.get("scheme"))
+    visit.get("screenshot")
+
+
+@by_configuration("scheme", SCHEMES, width="desktop")
+def test_page_on_desktop(page_visit, site_page, scheme):
     """At 1280 px: loads cleanly, renders in the scheme, screenshot, and axe finds no violation."""
-    page, guard = new_guarded_page(color_scheme=scheme)
-    load(page, site_page, guard)
-    assert_scheme(page, site_page, scheme)
-    screenshot(page, screenshots_dir / f"{shot_name(site_page)}-{scheme}-desktop.jpg")
-
-    page.evaluate(MARK_REPEATED_CODE_STYLES)
-    results = axe().run(page, context={"exclude": [["[data-axe-repeated-style]"]]})
-    violations = results.response["violations"]
+    visit = page_visit(site_page, "desktop", scheme)
+    loaded_cleanly(visit)
+    results = visit.get("axe")
+    violations = results["violations"]
     assert not violations, f"{site_page} ({scheme}): axe violations:\n{describe(violations)}"
     # No violation is only news if axe looked: catches an audit that ran on an empty document, on nothing
     # (all excluded), or not at all. These rules pass only on a real page with text and a heading.
-    passed = {rule["id"] for rule in results.response["passes"]}
+    passed = {rule["id"] for rule in results["passes"]}
     assert EVALUATED_RULES <= passed, f"{site_page} ({scheme}): axe did not evaluate {EVALUATED_RULES - passed}"
-    guard.check()
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_page_on_phone(new_guarded_page, site_page, scheme, screenshots_dir):
+@by_configuration("scheme", SCHEMES, width="phone")
+def test_page_on_phone(page_visit, site_page, scheme):
     """At 375 px: loads cleanly, renders in the scheme, screenshot, and the page does not scroll sideways."""
-    page, guard = new_guarded_page(color_scheme=scheme, viewport=PHONE, is_mobile=True, has_touch=True)
-    load(page, site_page, guard)
-    assert_scheme(page, site_page, scheme)
-    screenshot(page, screenshots_dir / f"{shot_name(site_page)}-{scheme}-phone.jpg")
-    scroll_width, client_width = page.evaluate(
-        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-    )
+    visit = page_visit(site_page, "phone", scheme)
+    loaded_cleanly(visit)
+    scroll_width, client_width, overflowing = visit.get("page width")
     assert scroll_width <= client_width, (
         f"{site_page} ({scheme}) at {PHONE['width']} px: the page is {scroll_width} px wide, "
-        f"the viewport {client_width} px. Overflowing: {page.evaluate(OVERFLOWING)}"
+        f"the viewport {client_width} px. Overflowing: {overflowing}"
     )
-    guard.check()
 
 
 def test_palette_toggle_switches_scheme_and_the_choice_persists(isolated_guarded_page):

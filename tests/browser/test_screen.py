@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import io
 
-import pytest
-from browser_site import CONTENT, PHONE, site_pages
+from browser_site import CONTENT, WIDTHS, site_pages
+from page_visit import by_configuration, visit_group
 from PIL import Image, ImageChops
 
-WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
 MIN_FIGURE_TEXT_PX = 9
 UNDERSCORES_CHECKED_PER_PAGE = 6
 MARGIN_PX = 4  # looked at above and below a linked code element: an underscore may sit below its box
@@ -302,17 +301,12 @@ def hidden_underscores(page) -> list[str]:
     return problems
 
 
-def load(page, site_page: str) -> None:
-    page.goto(site_page)
-    page.locator(f"{CONTENT} h1").first.wait_for()
-
-
 def code_problems(page, site_page: str, desktop: bool) -> dict:
     return page.evaluate(CODE_PROBLEMS, {"desktop": desktop, "tooWide": TOO_WIDE_AT_1280.get(site_page)})
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_nothing_cut_off(new_guarded_page, site_page, width):
+@by_configuration("width", WIDTHS)
+def test_nothing_cut_off(page_visit, site_page, width):
     """Catches (each made by hand once): code set to scroll instead of wrapping on a phone (site.css's
     pre-wrap removed), the hanging indent of indented lines removed (overrides/partials/code-lines.html
     not included), the indentation's spaces left free to wrap alone, an output's long message left to
@@ -324,45 +318,43 @@ def test_nothing_cut_off(new_guarded_page, site_page, width):
     (text 3.5 px on a phone), the register_hook diagram at its old size (7.5 px), the theme's
     inline-block permalink (a blank line under a full heading), and the theme's underline under
     linked code (`retain_grad` read as "retain grad"). An entry of TOO_WIDE_AT_1280 that fits now."""
-    page, guard = new_guarded_page(**WIDTHS[width])
-    load(page, site_page)
-    code = code_problems(page, site_page, width == "desktop")
+    visit = page_visit(site_page, width)
+    code = visit.get("code")
     problems = [
         *code["problems"],
-        *page.evaluate(SMALL_FIGURE_TEXT),
-        *(f"the permalink of {h!r} is on a line of its own" for h in page.evaluate(PERMALINKS_ON_THEIR_OWN_LINE)),
-        *hidden_underscores(page),
+        *visit.get("figures"),
+        *(f"the permalink of {h!r} is on a line of its own" for h in visit.get("permalinks")),
+        *visit.get("underscores"),
     ]
     if width == "desktop" and site_page in TOO_WIDE_AT_1280 and not code["tooWideScrolls"]:
         problems.append(f"TOO_WIDE_AT_1280 lists {TOO_WIDE_AT_1280[site_page]!r}, which fits now: drop it")
     assert not problems, f"{site_page} at {width} width:\n  " + "\n  ".join(problems)
-    guard.check()
+    visit.check_guard()
 
 
-def test_every_code_line_fits_at_1280_px(guarded, site_page):
+@visit_group("desktop")
+def test_every_code_line_fits_at_1280_px(page_visit, site_page):
     """At 1280 px each line of code is one line on the screen, as written: the column holds 80
     characters (77 beside the copy button). Catches a snippet or notebook line longer than that (keep
-    them at most 70 characters) and a stylesheet change that narrows the column."""
-    page, guard = guarded
-    load(page, site_page)
-    wrapped = code_problems(page, site_page, True)["wrapped"]
+    them at most 70 characters) and a stylesheet change that narrows the column. It reads the same
+    measurement of the desktop visit as test_nothing_cut_off."""
+    wrapped = page_visit(site_page, "desktop").get("code")["wrapped"]
     assert not wrapped, f"{site_page}: {len(wrapped)} lines wrap:\n  " + "\n  ".join(wrapped)
-    guard.check()
 
 
-def test_no_more_blocks_scroll_on_a_phone_than_the_limit(new_guarded_page):
+@visit_group("phone")
+def test_no_more_blocks_scroll_on_a_phone_than_the_limit(page_visit):
     """Issue 21: on a 375 px phone at most PHONE_SCROLL_LIMIT code blocks on the whole site scroll
-    sideways (the issue asks for at most 10; code never does: test_nothing_cut_off). One test visits
-    every page, so the count is the site's. Catches what makes outputs scroll on a phone: site.css's
-    `w-` rule removed (every warning scrolls), output_lines.py marking no line (every long message
-    scrolls), and a snippet printing a table or traceback line wider than the column."""
-    page, guard = new_guarded_page(**WIDTHS["phone"])
-    scrolling = []
-    for site_page in site_pages():
-        load(page, site_page)
-        scrolling += [f"{site_page} {p}" for p in code_problems(page, site_page, False)["scrolling"]]
+    sideways (the issue asks for at most 10; code never does: test_nothing_cut_off). It counts over
+    every page's phone visit, so the count is the site's. Catches what makes outputs scroll on a phone:
+    site.css's `w-` rule removed (every warning scrolls), output_lines.py marking no line (every long
+    message scrolls), and a snippet printing a table or traceback line wider than the column."""
+    scrolling = [
+        f"{site_page} {block}"
+        for site_page in site_pages()
+        for block in page_visit(site_page, "phone").get("code")["scrolling"]
+    ]
     assert len(scrolling) <= PHONE_SCROLL_LIMIT, (
         f"{len(scrolling)} blocks scroll sideways at 375 px (at most {PHONE_SCROLL_LIMIT}):\n  "
         + "\n  ".join(scrolling)
     )
-    guard.check()
