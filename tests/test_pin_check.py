@@ -136,3 +136,11 @@ def test_the_pin_is_read_as_utf_8_whatever_the_locale(project):
         assert torch_pin.pinned_torch(project) == Version("2.13.0")
     finally:
         locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_a_pyproject_without_a_project_table_pins_no_torch(project):
+    """Catches a pyproject.toml with no [project] table (a site that keeps its tools' settings there
+    only) crashing the check instead of saying that no torch is pinned."""
+    (project / "pyproject.toml").write_text('[tool.ruff]\nline-length = 100\n')
+    with pytest.raises(TorchMismatch, match="^pyproject.toml does not pin torch$"):
+        torch_pin.pinned_torch(project)

@@ -155,3 +155,22 @@ def test_eviction_keeps_an_entry_used_at_the_start_and_goes_on_past_a_vanished_o
     evicted = store.evict_unused(1000.0)
     assert [p.name for p in evicted] == ["build-b-old.json", "build-d-old.json"]
     assert entries(root) == ["build-a-vanished.json", "build-c-start.json", "other.json"]
+
+
+def test_a_content_key_is_the_digest_of_environment_kind_and_content(root):
+    """Catches a notebook's key that leaves out its kind or its content (two notebooks, or a notebook
+    and its slim page, would share an entry)."""
+    store = Store(root, environment="env")
+    assert store.content_key("kind", b"ab") == "build-" + hashlib.sha256(b"env\nkind\nab").hexdigest()
+
+
+def test_a_run_key_has_the_format_stored_runs_were_saved_under(root):
+    """Catches a change of how a run key joins its helpers (their path, a NUL, their bytes, one after
+    another): every run CI's restored cache holds would silently miss, and be run again."""
+    x = root / "snippets" / "a" / "x.py"
+    x.write_text("import _h\nimport _g\n")
+    (root / "snippets" / "a" / "_h.py").write_text("H\n")
+    (root / "snippets" / "a" / "_g.py").write_text("G\n")
+    helpers = b"snippets/a/_h.py\0H\nsnippets/a/_g.py\0G\n"
+    expected = hashlib.sha256(b"env\nbuild\n" + x.read_bytes() + helpers).hexdigest()
+    assert Store(root, environment="env").run_key("snippets/a/x.py") == "build-" + expected

@@ -56,7 +56,7 @@ def installed() -> list[str]:
         if entry in ("", here):  # the project's folder (`python -m`), not an environment: a checkout's egg-info
             continue
         try:
-            with os.scandir(entry or ".") as found:
+            with os.scandir(entry) as found:
                 folders += [f.name for f in found if f.name.endswith((".dist-info", ".egg-info"))]
         except OSError:  # a zip, or a folder that does not exist
             continue
