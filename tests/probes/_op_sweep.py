@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import torch
 
@@ -69,6 +71,33 @@ def run(fn, sample, x, context=None):
                 return tensors(fn(x, *fresh(sample.args), **fresh(sample.kwargs)))
         except Exception:  # an operator refusing this input is not what is probed
             return None
+
+
+@dataclass
+class Sample:
+    input: torch.Tensor
+    args: tuple
+    kwargs: dict
+
+
+def first_samples(make_input: Callable[[torch.Tensor], torch.Tensor]) -> Iterator[tuple[object, Sample]]:
+    """(entry, sample) for each of `entries()`: a fresh copy of its sample, each floating tensor in it a
+    leaf that requires grad, and its input `make_input(that leaf)` (the leaf itself, `t * 1`, a view).
+    Made afresh at each call, so a probe may write into it."""
+    for _, entry, sample in entries():
+        try:
+            x = make_input(fresh(sample.input, requires_grad=True))
+        except (RuntimeError, NotImplementedError):
+            continue
+        yield entry, Sample(x, fresh(tuple(sample.args), True), fresh(dict(sample.kwargs), True))
+
+
+def call(fn, sample: Sample) -> object:
+    """fn on the sample's input and arguments, warnings silenced (op_db's samples trigger many); what it
+    raises is raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(sample.input, *sample.args, **sample.kwargs)
 
 
 def recorded_list(title: str) -> set[str]:

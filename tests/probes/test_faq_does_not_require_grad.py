@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from tests.probes._op_db import call, first_samples, tensors
+from tests.probes._op_sweep import call, first_samples, tensors
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/does-not-require-grad.md"

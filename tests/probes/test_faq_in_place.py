@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 
 from tests.conftest import ROOT
-from tests.probes._op_db import call, first_samples
+from tests.probes._op_sweep import call, first_samples
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/in-place.md"
