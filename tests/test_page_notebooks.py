@@ -40,21 +40,28 @@ def notebook_of(site, page) -> nbformat.NotebookNode:
 
 
 def cells_for(snippet: str) -> list[str]:
-    """The snippet file as a cell, after a `%%writefile` cell for each helper beside it that it names (so
-    the downloaded notebook runs without the rest of the repository)."""
+    """The snippet file as a cell, after a `%%writefile` cell for each helper beside it that it imports,
+    directly or through another helper, in the order first imported (so the downloaded notebook runs
+    without the rest of the repository)."""
+    folder = (ROOT / snippet).parent
     code = (ROOT / snippet).read_text()
-    helpers = [
-        h
-        for h in sorted((ROOT / snippet).parent.glob("_*.py"))
-        if f"import {h.stem}" in code or f"from {h.stem} import" in code
-    ]
+    helpers, reading = [], [code]
+    while reading:
+        text = reading.pop(0)
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("import", "from") and words[1].startswith("_"):
+                helper = folder / f"{words[1]}.py"
+                if helper.is_file() and helper not in helpers:
+                    helpers.append(helper)
+                    reading.append(helper.read_text())
     return [f"%%writefile {h.name}\n{h.read_text().rstrip()}" for h in helpers] + [code.rstrip("\n")]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_notebook_cells_are_the_pages_snippets(built_site, page):
     """Catches a notebook whose cells are not the page's snippet files, in page order, or that lacks a
-    helper a snippet imports (the rules page's _programs.py)."""
+    helper a snippet imports (the rules page's _programs.py, which operators.py imports through _checks.py)."""
     notebook = notebook_of(built_site, page)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
     assert code == [cell for s in executed_snippets(page) for cell in cells_for(s)]

@@ -1,5 +1,6 @@
 import torch
 import torch.nn as nn
+from torch.autograd import grad
 
 torch.manual_seed(0)
 model = nn.Linear(4, 1)
@@ -8,4 +9,4 @@ x = torch.randn(8, 4)
 loss = model(x).pow(2).mean()
 
 print("x.requires_grad:", x.requires_grad)
-grads = torch.autograd.grad(loss, [model.weight, x])
+grads = grad(loss, [model.weight, x])

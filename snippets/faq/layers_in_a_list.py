@@ -21,4 +21,5 @@ print("layers[0].weight.grad is None:",
       net.layers[0].weight.grad is None)
 print("parameters():", len(list(net.parameters())))
 print("state_dict():", list(net.state_dict()))
-torch.optim.SGD(net.parameters(), lr=0.1)
+params = net.parameters()
+torch.optim.SGD(params, lr=0.1)

@@ -77,7 +77,9 @@ def test_numpy_refuses_a_tensor_that_requires_grad():
     `force=True`'. Counter-cases: a non-leaf, and a leaf, that require grad (both refused); the same
     under no_grad() and inference_mode(), and with force=True, all accepted (the words without the
     "unless" said refused)."""
-    assert_on_page(PAGE, "(`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass `force=True`")
+    assert_on_page(
+        PAGE, "(`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass `force=True`"
+    )
     w = torch.randn(3, requires_grad=True)
     for tensor in (w, w * 2):
         assert "Can't call numpy() on Tensor that requires grad" in raises(tensor.numpy)
