@@ -155,6 +155,15 @@ def test_a_shrunk_program_loses_no_further_line(programs):
         assert not _programs.failures(never_a_leaf, _programs.run_lines(lines[:i] + lines[i + 1 :], seed))
 
 
+@said("Rules 1, 2 and 9 are also checked on [the operators of torch's operator database](#operators)")
+def test_the_sweep_runs_the_entries_with_a_floating_cpu_sample_not_every_operator():
+    """Before: 'on every operator in torch's operator database', which operators.out itself breaks: it
+    runs the entries with a floating CPU sample, fewer than op_db holds."""
+    out = (RULES_DIR / "operators.out").read_text(encoding="utf-8")
+    match = re.search(r"op_db has (\d+)\s+entries, (\d+) of them operators with", out)
+    assert match and int(match[2]) < int(match[1])
+
+
 # The rules' own words, shown on this page from rules.py: probed over torch's operator database, as wide
 # as the words (tests/probes/_op_sweep.py), and on the case that broke each earlier wording.
 RULES_PY = "snippets/rules/rules.py"
