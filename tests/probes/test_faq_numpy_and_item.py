@@ -30,6 +30,16 @@ def test_numpy_refuses_what_requires_grad_leaf_or_not():
     assert quiet.numpy().shape == (3,)
 
 
+def test_numpy_raises_on_what_requires_grad_unless_forced():
+    """Sentence: 'torch raises this when `.numpy()`, without `force=True`, is called on a tensor that
+    requires grad.' Before: 'when `.numpy()` is called on a tensor that requires grad', which
+    `w.numpy(force=True)` breaks: it detaches and converts."""
+    assert_on_page(PAGE, "torch raises this when `.numpy()`, without `force=True`, is called on a tensor that")
+    w = torch.ones(2, requires_grad=True)
+    assert raises(w.numpy) == MESSAGE
+    assert w.numpy(force=True).tolist() == [1.0, 1.0]
+
+
 def test_the_detached_array_shares_the_tensors_memory():
     """Sentence: '`detach()` returns a tensor that shares `pred`'s memory and is out of the graph, and
     `.numpy()` returns an array on that same memory: writing into the array changes `pred`'. Counter-case:
