@@ -79,6 +79,32 @@ def test_grad_fn_names_the_last_operation_autograd_recorded():
     assert before.grad_fn.name() == "AsStridedBackward0"
 
 
+def test_grad_fn_after_every_in_place_operator_is_that_operation_when_recorded():
+    """The same sentence over torch's operator database: on a non-leaf `h = x * 1`, the in-place variant
+    of every op_db entry that has one, with grad mode on and under no_grad(). Recorded (grad mode on, not
+    in operators.out's list of in-place operators autograd does not record): `h.grad_fn` is a new node.
+    Not recorded: it is still the MulBackward0 node `x * 1` made."""
+    from tests.probes import _op_sweep
+
+    assert_on_page(PAGE, "Each intermediate's `grad_fn` names the last operation autograd recorded on it")
+    not_recorded = _op_sweep.recorded_list("in place, are not recorded")
+    checked = 0
+    for name, entry, sample in _op_sweep.entries():
+        inplace = entry.inplace_variant
+        if inplace is None:
+            continue
+        for mode in (torch.enable_grad, torch.no_grad):
+            x = _op_sweep.fresh(sample.input, True)
+            h = x * 1
+            before = h.grad_fn
+            if _op_sweep.run(inplace, sample, h, mode()) is None:
+                continue
+            checked += 1
+            recorded = mode is torch.enable_grad and name not in not_recorded
+            assert (h.grad_fn is not before) is recorded, (name, mode.__name__, h.grad_fn.name())
+    assert checked >= 250
+
+
 def test_the_gradient_of_a_copied_weight_goes_to_the_leaf_before_the_copy():
     """Sentence: 'the leaf before the copy is the one that gets the gradient'. Counter-case: `.to()` to
     the meta device, and `* 0.01` (the words speak of `.to()`; the same holds)."""
