@@ -565,14 +565,14 @@ def what_raises(run: Run):
     """Rule 9, as every page shows it:
 
     --8<-- [start:rule-9]
-    **What raises.** `expected_error()` lists every error. An in-place operation autograd records raises on a leaf
-    requiring grad or a view of one. A second pass through a freed
-    graph raises if an operation on its path saved a tensor. A pass
-    also raises if a tensor saved on its path was since written in
-    place by torch (not through `.data`).
-    `torch.autograd.grad` runs only the
-    path from its output to its inputs; `backward(inputs=[b])` also
-    runs a non-leaf `b`'s own `grad_fn`.
+    **What raises.** `expected_error()` lists every error. An
+    in-place operation autograd records raises on a leaf requiring
+    grad or a view of one. A second pass through a freed graph raises
+    if an operation on its path saved a tensor. A pass also raises if
+    a tensor saved on its path was since written in place by torch
+    (not through `.data`). `torch.autograd.grad` runs only the path
+    from its output to its inputs; `backward(inputs=[b])` also runs a
+    non-leaf `b`'s own `grad_fn`.
     [Exceptions](/rules.md#operators); [rule 9,
     checked](/rules.md#rule-9).
     --8<-- [end:rule-9]
