@@ -34,9 +34,9 @@ def leaf_by_how_it_was_made(run: Run):
     --8<-- [start:rule-1]
     **How a tensor is made decides whether it is a leaf.** An
     operation returning its input itself changes nothing. Any other
-    floating result is a non-leaf, with a `grad_fn`, when autograd
-    records it: grad mode is on and a floating input requires grad.
-    Every other tensor is a leaf, requiring grad only if asked
+    floating or complex result is a non-leaf when autograd records
+    it: grad mode is on and a floating or complex input requires
+    grad. Every other tensor is a leaf, requiring grad only if asked
     (`requires_grad=True`, `nn.Parameter`). A view taken with grad
     mode off requires grad when its base does, yet gets no gradient
     before its own `requires_grad_()`.
@@ -565,14 +565,14 @@ def what_raises(run: Run):
     """Rule 9, as every page shows it:
 
     --8<-- [start:rule-9]
-    **What raises.** `expected_error()` in `_checks.py` lists every
-    error. An in-place operation autograd records raises on a leaf
-    requiring grad or a view of one. A second pass through a freed
-    graph raises if an operation on its path saved a tensor. A pass
-    also raises if a tensor saved on its path was since modified in
-    place (not through `.data`). `torch.autograd.grad` runs only the
-    path from its output to its inputs; `backward(inputs=[b])` also
-    runs a non-leaf `b`'s own `grad_fn`.
+    **What raises.** `expected_error()` lists every error. An
+    in-place operation autograd records raises on a leaf requiring
+    grad or a view of one. A second pass through a freed graph raises
+    if an operation on its path saved a tensor. A pass also raises if
+    a tensor saved on its path was since written in place by torch
+    (not through `.data`). `torch.autograd.grad` runs only the path
+    from its output to its inputs; `backward(inputs=[b])` also runs a
+    non-leaf `b`'s own `grad_fn`.
     [Exceptions](/rules.md#operators); [rule 9,
     checked](/rules.md#rule-9).
     --8<-- [end:rule-9]

@@ -132,13 +132,20 @@ def test_create_graph_gives_a_grad_fn_except_to_a_constant_gradient():
 
 
 def test_autograd_grad_stores_nothing_in_grad():
-    """Sentence: '`torch.autograd.grad(..., create_graph=True)` ... returns the gradient and stores nothing
-    in `.grad`.' Counter-case: a leaf whose `.grad` was set before (left as it was)."""
-    assert_on_page(PAGE, "is the usual way: it returns the gradient and stores nothing in `.grad`")
+    """Sentence: '`torch.autograd.grad(..., create_graph=True)` ... returns the gradient and stores it in no
+    leaf's `.grad`'. Before: '... stores nothing in `.grad`', which a `retain_grad()` tensor on the path
+    breaks (its `.grad` is filled, rule 5), as a non-leaf once listed in `backward(inputs=...)` is.
+    Counter-case: a leaf whose `.grad` was set before (left as it was)."""
+    assert_on_page(PAGE, "is the usual way: it returns the gradient and stores it in no leaf's `.grad`")
     x = torch.tensor(3.0, requires_grad=True)
     x.grad = torch.tensor(1.0)
     torch.autograd.grad(x**3, x, create_graph=True)
     assert torch.equal(x.grad, torch.tensor(1.0))
+    b = x * 1
+    (b**3).backward(inputs=[b], retain_graph=True)
+    b.grad = None
+    torch.autograd.grad(b**3, x, create_graph=True)
+    assert b.grad is not None and torch.equal(x.grad, torch.tensor(1.0))
 
 
 def _warnings_printed(code: str) -> int:

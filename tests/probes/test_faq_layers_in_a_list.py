@@ -46,13 +46,16 @@ def test_what_nn_module_registers(make, registered):
 
 
 def test_an_optimizer_given_no_parameters_raises_and_backward_still_fills_grad():
-    """Sentences: 'An optimizer raises this `ValueError` when it is given no parameters at all' and 'The
-    forward pass still uses the layers, so `backward()` still fills their weights' `.grad`'. Counter-case:
-    Adam, and an empty list written out."""
-    assert_on_page(PAGE, "An optimizer raises this `ValueError` when it is given no parameters at all")
+    """Sentences: 'An optimizer raises this `ValueError` when `params`, its first argument, is empty' and
+    'The forward pass still uses the layers, so `backward()` still fills their weights' `.grad`'. Before:
+    'when it is given no parameters at all', which one parameter group with an empty list breaks (no
+    parameters, no error). Counter-cases: Adam, an empty list written out, an empty generator."""
+    assert_on_page(PAGE, "An optimizer raises this `ValueError` when `params`, its first argument, is empty")
     for make in (torch.optim.SGD, torch.optim.Adam):
-        with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
-            make([], lr=0.1)
+        for empty in ([], iter(())):
+            with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
+                make(empty, lr=0.1)
+        assert make([{"params": []}], lr=0.1).param_groups[0]["params"] == []
     net = _holding(lambda layer: [layer])
     net.layers[0](torch.ones(1, 2)).sum().backward()
     assert net.layers[0].weight.grad is not None

@@ -93,12 +93,19 @@ def _hooked_then_relu(register: str) -> tuple[list, str | None]:
 def test_the_full_hook_takes_the_same_fn_but_not_the_same_model():
     """Sentences: 'Both call `fn(module, grad_input, grad_output)`, so `register_full_backward_hook(fn)` takes
     the same `fn` as `register_backward_hook(fn)`. The model may not: a module with a full hook, followed by
-    `nn.ReLU(inplace=True)` ..., raises in the forward pass, where the old hook ran'. Before: 'the hook's
-    signature is the same', which an in-place ReLU after the hooked module breaks. Counter-case: that model,
-    under each hook, with an fn of three arguments."""
+    `nn.ReLU(inplace=True)` ..., raises in a forward pass whose output requires grad, where the old hook
+    ran'. Before: 'the hook's signature is the same', which an in-place ReLU after the hooked module
+    breaks; then '... raises in the forward pass', which a forward pass under no_grad() breaks (it runs).
+    Counter-cases: that model, under each hook, with an fn of three arguments; under no_grad()."""
     assert_on_page(PAGE, "Both call `fn(module, grad_input, grad_output)`, so `register_full_backward_hook(fn)`")
-    assert_on_page(PAGE, "followed by `nn.ReLU(inplace=True)` (as in torchvision's ResNets), raises in the forward")
+    assert_on_page(
+        PAGE, "followed by `nn.ReLU(inplace=True)` (as in torchvision's ResNets), raises in a forward pass whose output"
+    )
     got, error = _hooked_then_relu("register_backward_hook")
     assert got == [1] and error is None
     got, error = _hooked_then_relu("register_full_backward_hook")
     assert got == [] and error.startswith("Output 0 of BackwardHookFunction is a view and is being modified inplace")
+    layer = nn.Linear(4, 8)
+    layer.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    with torch.no_grad():
+        assert not nn.Sequential(layer, nn.ReLU(inplace=True))(torch.randn(3, 4)).requires_grad

@@ -40,18 +40,22 @@ def test_where_backward_multiplies_zero_by_an_infinite_derivative():
         ("reciprocal", torch.reciprocal),
         ("rsqrt", torch.rsqrt),
         ("pow 0.5", lambda a: a.pow(0.5)),
+        ("pow 0.9", lambda a: a.pow(0.9)),
         ("pow -1", lambda a: a.pow(-1.0)),
+        ("pow -2.5", lambda a: a.pow(-2.5)),
     ],
 )
 def test_each_named_operation_gives_nan_at_zero(name, op):
-    """Sentence: 'The same happens with `reciprocal`, `rsqrt` and `pow` with an exponent below 1, at 0'."""
-    assert_on_page(PAGE, "The same happens with `reciprocal`, `rsqrt` and `pow` with an exponent below 1, at 0")
+    """Sentence: 'The same happens with `reciprocal`, `rsqrt` and `pow` with a negative exponent or one
+    between 0 and 1, at 0'. Before: 'an exponent below 1', which 0 breaks (pow's backward gives 0 there)."""
+    assert_on_page(PAGE, "`reciprocal`, `rsqrt` and `pow` with a negative exponent or one between 0 and 1, at 0")
     assert torch.isnan(_grad_at_zero(op)), name
 
 
 def test_pow_with_an_exponent_of_one_or_more_gives_no_nan():
-    """The counter-case to 'an exponent below 1': 1, 2 and 3 give finite gradients at 0."""
-    for exponent in (1.0, 2.0, 3.0):
+    """The counter-cases to 'a negative exponent or one between 0 and 1': 0 (below 1, yet a zero gradient),
+    1, 2 and 3 give finite gradients at 0."""
+    for exponent in (0.0, 1.0, 2.0, 3.0):
         assert torch.isfinite(_grad_at_zero(lambda a: a.pow(exponent)))
 
 

@@ -14,9 +14,13 @@ MESSAGE = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().
 
 
 def test_numpy_refuses_what_requires_grad_leaf_or_not():
-    """Sentence: 'It refuses a leaf that requires grad the same way, and converts a tensor that does not
-    require grad, such as the result of `detach()` or of an operation run under `torch.no_grad()`'."""
-    assert_on_page(PAGE, "It refuses a leaf that requires grad the same way, and converts a tensor that does not")
+    """Sentence: 'It refuses a leaf that requires grad the same way. `pred.detach()`, or `pred` computed
+    under `torch.no_grad()`, does not require grad, and converts.' Before: '... and converts a tensor that
+    does not require grad', which a bfloat16 tensor (TypeError) and a conjugated complex one (RuntimeError)
+    break."""
+    assert_on_page(PAGE, "It refuses a leaf that requires grad the same way. `pred.detach()`, or `pred` computed")
+    raises(torch.ones(2, dtype=torch.bfloat16).numpy, TypeError)
+    raises(torch.ones(2, dtype=torch.cfloat).conj().numpy)
     leaf = torch.ones(3, requires_grad=True)
     assert raises(leaf.numpy) == MESSAGE
     assert raises((leaf * 2).numpy) == MESSAGE
@@ -24,6 +28,16 @@ def test_numpy_refuses_what_requires_grad_leaf_or_not():
     with torch.no_grad():
         quiet = leaf * 2
     assert quiet.numpy().shape == (3,)
+
+
+def test_numpy_raises_on_what_requires_grad_unless_forced():
+    """Sentence: 'torch raises this when `.numpy()`, without `force=True`, is called on a tensor that
+    requires grad.' Before: 'when `.numpy()` is called on a tensor that requires grad', which
+    `w.numpy(force=True)` breaks: it detaches and converts."""
+    assert_on_page(PAGE, "torch raises this when `.numpy()`, without `force=True`, is called on a tensor that")
+    w = torch.ones(2, requires_grad=True)
+    assert raises(w.numpy) == MESSAGE
+    assert w.numpy(force=True).tolist() == [1.0, 1.0]
 
 
 def test_the_detached_array_shares_the_tensors_memory():

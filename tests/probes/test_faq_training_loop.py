@@ -36,10 +36,16 @@ def _full():
 def test_scaled_micro_batches_give_the_batch_gradient_and_unscaled_k_times_it(micro):
     """Sentences: 'the 4 gradients add up to 4 times the batch's', '`zero_grad()` once before the
     micro-batches and each loss divided by 4 give the batch's gradient', and 'Dividing by the number of
-    micro-batches is exact when they are of one size and the loss is a mean'. Counter-case: a sum loss,
-    for which no division is needed."""
+    micro-batches gives the batch's gradient when they are of one size, the loss is a mean, and no layer
+    mixes the samples (batch norm does)'. Before: '... is exact when they are of one size and the loss is
+    a mean', which a BatchNorm1d layer breaks. Counter-cases: a sum loss, for which no division is
+    needed; batch norm, for which division does not give the batch's gradient."""
     assert_on_page(PAGE, "the 4 gradients add up to 4 times the batch's")
-    assert_on_page(PAGE, "Dividing by the number of micro-batches is exact when they are of one size and the loss is a mean.")
+    assert_on_page(
+        PAGE,
+        "Dividing by the number of micro-batches gives the batch's gradient when they are of one size, the loss"
+        " is a mean, and no layer mixes the samples (batch norm does).",
+    )
     size = 12 // micro
     assert torch.allclose(_accumulated(size, lambda n, total: 1 / micro), _full(), atol=1e-6)
     assert torch.allclose(_accumulated(size, lambda n, total: 1.0), micro * _full(), atol=1e-5)
@@ -49,6 +55,14 @@ def test_scaled_micro_batches_give_the_batch_gradient_and_unscaled_k_times_it(mi
     whole, _, _ = _model_and_batch()
     mse(whole(x), y, reduction="sum").backward()
     assert torch.allclose(model.weight.grad, whole.weight.grad, atol=1e-5)
+    torch.manual_seed(0)
+    normed = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+    for xb, yb in zip(x.split(size), y.split(size), strict=True):
+        (mse(normed(xb), yb) / micro).backward()
+    accumulated = normed[0].weight.grad.clone()
+    normed.zero_grad()
+    mse(normed(x), y).backward()
+    assert not torch.allclose(accumulated, normed[0].weight.grad, atol=1e-3)
 
 
 def test_unequal_micro_batches_weighted_by_their_share():

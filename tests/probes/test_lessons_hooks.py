@@ -230,3 +230,19 @@ def test_retain_grad_stores_the_new_values_gradient_wherever_it_was_called():
             b.retain_grad()
         (b * 5).backward()
         assert torch.equal(b.grad, torch.tensor(5.0))
+
+
+def test_a_node_hook_gets_what_the_node_sends_on_and_what_it_got():
+    """Sentence: 'It has hooks too (`register_hook`), called with what the node sends on to its inputs and
+    what it got.' Before: '... called with what the node sends on to its inputs', which the hook's second
+    argument breaks: torch passes the gradients that reached the node too. Counter-case: a node with an
+    input that needs no gradient (None in the first tuple)."""
+    assert_on_page(PAGE, "called with what the node sends on to its inputs and what it got")
+    x = torch.ones(2, requires_grad=True)
+    b = x * torch.full((2,), 3.0)
+    seen = []
+    b.grad_fn.register_hook(lambda sent, got: seen.append((sent, got)))
+    (b * 2).sum().backward()
+    (sent, got), = seen
+    assert torch.equal(sent[0], torch.full((2,), 6.0)) and sent[1] is None
+    assert torch.equal(got[0], torch.full((2,), 2.0))

@@ -47,13 +47,25 @@ def test_no_grad_and_inference_mode_stop_recording_and_eval_does_not():
         assert model(x).is_leaf
 
 
-def test_grad_fn_names_the_operation_that_last_produced_the_value():
-    """Sentence: 'Each intermediate's `grad_fn` names the operation that last produced its value (after an
+def test_grad_fn_names_the_last_operation_autograd_recorded():
+    """Sentence: 'Each intermediate's `grad_fn` names the last operation autograd recorded on it (after an
     in-place operation on the tensor itself, that operation; one through a view of it leaves an internal
-    node instead)'. Before: '(after an in-place change, that change)', which a write through a view
-    breaks (CopySlices on the base; the view made before it gets AsStridedBackward0). Counter-cases:
-    `h.mul_(3)`, `h.add_(1)`, `h[0].mul_(2)`."""
+    node instead)'. Before: 'the operation that last produced its value', which an in-place write
+    autograd does not record breaks: `h.mul_(5)` under no_grad() and `h.logical_not_()` leave
+    MulBackward0, and backward() then computes the gradient of the old value without a word. Before
+    that: '(after an in-place change, that change)', which a write through a view breaks (CopySlices on
+    the base; the view made before it gets AsStridedBackward0). Counter-cases: `h.mul_(3)`, `h.add_(1)`,
+    `h[0].mul_(2)`."""
+    assert_on_page(PAGE, "Each intermediate's `grad_fn` names the last operation autograd recorded on it")
     assert_on_page(PAGE, "after an in-place\noperation on the tensor itself, that operation; one through a view of it")
+    for unrecorded, mode in ((lambda h: h.mul_(5), torch.no_grad), (lambda h: h.logical_not_(), torch.enable_grad)):
+        w = torch.ones(2, requires_grad=True)
+        h = w * 3
+        with mode():
+            unrecorded(h)
+        assert h.grad_fn.name() == "MulBackward0"
+        h.sum().backward()
+        assert torch.equal(w.grad, torch.full((2,), 3.0))
     w = torch.ones(4, requires_grad=True)
     h = w * 2
     assert h.grad_fn.name() == "MulBackward0"
@@ -67,10 +79,41 @@ def test_grad_fn_names_the_operation_that_last_produced_the_value():
     assert before.grad_fn.name() == "AsStridedBackward0"
 
 
+def test_grad_fn_after_every_in_place_operator_is_that_operation_when_recorded():
+    """The same sentence over torch's operator database: on a non-leaf `h = x * 1`, the in-place variant
+    of every op_db entry that has one, with grad mode on and under no_grad(). Recorded (grad mode on, not
+    in operators.out's list of in-place operators autograd does not record): `h.grad_fn` is a new node.
+    Not recorded: it is still the MulBackward0 node `x * 1` made."""
+    from tests.probes import _op_sweep
+
+    assert_on_page(PAGE, "Each intermediate's `grad_fn` names the last operation autograd recorded on it")
+    not_recorded = _op_sweep.recorded_list("in place, are not recorded")
+    checked = 0
+    for name, entry, sample in _op_sweep.entries():
+        inplace = entry.inplace_variant
+        if inplace is None:
+            continue
+        for mode in (torch.enable_grad, torch.no_grad):
+            x = _op_sweep.fresh(sample.input, True)
+            h = x * 1
+            before = h.grad_fn
+            if _op_sweep.run(inplace, sample, h, mode()) is None:
+                continue
+            checked += 1
+            recorded = mode is torch.enable_grad and name not in not_recorded
+            assert (h.grad_fn is not before) is recorded, (name, mode.__name__, h.grad_fn.name())
+    assert checked >= 250
+
+
 def test_the_gradient_of_a_copied_weight_goes_to_the_leaf_before_the_copy():
     """Sentence: 'the leaf before the copy is the one that gets the gradient'. Counter-case: `.to()` to
     the meta device, and `* 0.01` (the words speak of `.to()`; the same holds)."""
     assert_on_page(PAGE, "the leaf before the copy is the one that gets the gradient")
+    # 'A tensor made by `.to()` to another floating-point dtype or device is the output of a
+    # `ToCopyBackward0` node'. Before: 'another dtype', which an integer dtype breaks (no node)
+    assert_on_page(PAGE, "A tensor made by `.to()` to another floating-point dtype or device is the output of a")
+    v = torch.randn(3, requires_grad=True)
+    assert v.to(torch.int64).grad_fn is None and v.to(torch.float64).grad_fn.name() == "ToCopyBackward0"
     for make in (lambda t: t.to(torch.float64), lambda t: t * 0.01):
         w = make(torch.randn(3, requires_grad=True))
         (w**2).sum().backward()

@@ -124,7 +124,7 @@ def test_what_autograd_records_of_the_everyday_operations():
     requires grad, and what they return is an intermediate'. Counter-cases: `.to(torch.int64)` and
     `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype, `torch.enable_grad()`
     inside `no_grad()` (grad mode on: recorded), `inference_mode()` (grad mode off: not recorded)."""
-    assert_on_page(PAGE, "autograd records `.to()` to another floating-point dtype or another device")
+    assert_on_page(PAGE, "With grad mode on (outside `torch.no_grad()`), autograd records `.to()` to another")
     w = torch.randn(4, requires_grad=True)
     assert_on_page(PAGE, "`.view()` (to any shape, its own too)")
     for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w.view(4), w * 0.01, w.to(torch.complex64)):

@@ -155,6 +155,15 @@ def test_a_shrunk_program_loses_no_further_line(programs):
         assert not _programs.failures(never_a_leaf, _programs.run_lines(lines[:i] + lines[i + 1 :], seed))
 
 
+@said("Rules 1, 2 and 9 are also checked on [the operators of torch's operator database](#operators)")
+def test_the_sweep_runs_the_entries_with_a_floating_cpu_sample_not_every_operator():
+    """Before: 'on every operator in torch's operator database', which operators.out itself breaks: it
+    runs the entries with a floating CPU sample, fewer than op_db holds."""
+    out = (RULES_DIR / "operators.out").read_text(encoding="utf-8")
+    match = re.search(r"op_db has (\d+)\s+entries, (\d+) of them operators with", out)
+    assert match and int(match[2]) < int(match[1])
+
+
 # The rules' own words, shown on this page from rules.py: probed over torch's operator database, as wide
 # as the words (tests/probes/_op_sweep.py), and on the case that broke each earlier wording.
 RULES_PY = "snippets/rules/rules.py"
@@ -194,8 +203,8 @@ def test_rule_1_a_view_taken_with_grad_mode_off_gets_a_gradient_only_after_requi
 
 
 def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_operators():
-    """Rule 1: 'An operation returning its input itself changes nothing. Any other floating result is a
-    non-leaf, with a `grad_fn`, when autograd records it: grad mode is on and a floating input requires
+    """Rule 1: 'An operation returning its input itself changes nothing. Any other floating or complex
+    result is a non-leaf when autograd records it: grad mode is on and a floating or complex input requires
     grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
     histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself) broke. Tried on every op_db entry, on a
     leaf requiring grad, grad mode on: the exceptions are the lists the page prints."""
@@ -203,7 +212,7 @@ def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_oper
 
     from tests.probes import _op_sweep
 
-    rule_says("An operation returning its input itself changes nothing. Any other floating result is a non-leaf")
+    rule_says("An operation returning its input itself changes nothing. Any other floating or complex result")
     unrecorded = _op_sweep.recorded_list("give floating results autograd does not")
     itself = _op_sweep.recorded_list("return their input itself")
     x = torch.randn(3, requires_grad=True)
@@ -221,6 +230,68 @@ def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_oper
                 assert name in unrecorded and not r.requires_grad, name
             else:
                 assert r.requires_grad and r.grad_fn is not None, name
+
+
+def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
+    """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it: grad mode is on
+    and a floating or complex input requires grad. Every other tensor is a leaf'. Before: 'floating'
+    only, which a complex leaf z requiring grad breaks: z * 2 (complex) and z.abs() (floating, from no
+    floating input) are non-leaves. Tried on every op_db entry's first complex64 CPU sample."""
+    import warnings
+
+    import torch
+
+    from tests.probes import _op_sweep
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and a floating or")
+    z = torch.randn(2, dtype=torch.cfloat, requires_grad=True)
+    assert not (z * 2).is_leaf and not z.abs().is_leaf and z.abs().is_floating_point()
+    checked = 0
+    itself = _op_sweep.recorded_list("return their input itself")
+    for entry in op_db:
+        if torch.complex64 not in entry.supported_dtypes("cpu") or not entry.supports_autograd:
+            continue
+        name = entry.name + (f".{entry.variant_test_name}" if entry.variant_test_name else "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                sample = next(iter(entry.sample_inputs_func(entry, "cpu", torch.complex64, False)))
+            except Exception:  # an entry without a complex sample here
+                continue
+        if not (isinstance(sample.input, torch.Tensor) and sample.input.is_complex()):
+            continue
+        x = sample.input.detach().clone().requires_grad_()
+        for r in _op_sweep.run(entry.op, sample, x) or ():
+            if r is x or name in itself or not (r.is_complex() or r.is_floating_point()):
+                continue
+            checked += 1
+            if r.is_leaf:
+                # autograd did not record it: then it does not require grad either
+                assert not r.requires_grad, name
+    assert checked >= 300
+
+
+def test_rule_9_a_write_torch_does_not_make_is_not_seen():
+    """Rule 9: 'A pass also raises if a tensor saved on its path was since written in place by torch (not
+    through `.data`).' Before: '... was since modified in place', which a write through NumPy breaks: the
+    array shares the tensor's memory, torch's version counter does not see it, and backward() runs on the
+    new value without a word. A write by torch through detach() is seen."""
+    import torch
+
+    from tests.probes._sentence import raises
+
+    rule_says("A pass also raises if a tensor saved on its path was since written in place by torch (not")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    loss = (b * b).sum()
+    b.detach().numpy()[:] = 0
+    loss.backward()
+    assert torch.equal(a.grad, torch.zeros(2))
+    b = a * 1
+    loss = (b * b).sum()
+    b.detach().zero_()
+    assert "modified by an inplace operation" in raises(loss.backward)
 
 
 def test_rule_2_detach__makes_a_leaf_and_operations_out_of_place_change_no_leafness():
