@@ -56,7 +56,7 @@ SEARCHES = [
     ("inference_mode", INSIDE),
     ("no_grad vs inference_mode", INSIDE),
     ("model.eval() no_grad", INSIDE),
-    ("freeze parameters", INSIDE),
+    ("freeze parameters", (*INSIDE, "/faq/training-loop/")),  # its "Freezing done right" answers it too
     # Every error or warning the FAQ and the lessons answer (on main), pasted as torch prints it.
     ("can't optimize a non-leaf Tensor", ("/faq/not-a-leaf/",)),
     ("ValueError: can't optimize a non-leaf Tensor", ("/faq/not-a-leaf/",)),
