@@ -85,7 +85,10 @@ MESSAGES = {
         "faq/numpy-and-item/",
         "faq/numpy_requires_grad.py",
     ),
-    "One of the differentiated Tensors does not require grad": ("faq/autograd-grad-inputs/", "faq/grad_input_no_grad.py"),
+    "One of the differentiated Tensors does not require grad": (
+        "faq/autograd-grad-inputs/",
+        "faq/grad_input_no_grad.py",
+    ),
     "hook '<lambda>' has changed the size of value": ("faq/hook-size/", "faq/hook_size.py"),
     "None of the inputs have requires_grad=True. Gradients will be None": (
         "faq/checkpoint/",

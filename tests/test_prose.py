@@ -210,7 +210,10 @@ def test_the_lessons_sentences_average_at_most_twenty_words():
     )[:5]
     if mean > MAX_MEAN_WORDS:
         worst = "\n".join(f"{n} words, docs/{page}: {s[:100]}" for n, page, s in longest)
-        pytest.fail(f"the lessons' sentences average {mean:.2f} words (at most {MAX_MEAN_WORDS}); longest:\n{worst}", pytrace=False)
+        pytest.fail(
+            f"the lessons' sentences average {mean:.2f} words (at most {MAX_MEAN_WORDS}); longest:\n{worst}",
+            pytrace=False,
+        )
 
 
 def test_the_sentence_count_sees_long_sentences_and_skips_code(tmp_path):
@@ -220,5 +223,8 @@ def test_the_sentence_count_sees_long_sentences_and_skips_code(tmp_path):
     code = "```python\n" + " ".join(["x"] * 200) + "\n```"
     page = f"# Title words\n\n{long} Short one here.\n\n{code}\n\n| a | b |\n| - | - |\n| {long} | x |\n"
     assert [word_count(s) for s in sentences(page)] == [30, 3]
-    page = '- A `b.grad` is `grad: None`{ data-out="x.py" } here\n- next item\n\n??? question "What does it print?"\n    It prints `None`. `b` is `a.grad`.'
+    page = (
+        '- A `b.grad` is `grad: None`{ data-out="x.py" } here\n- next item\n\n'
+        '??? question "What does it print?"\n    It prints `None`. `b` is `a.grad`.'
+    )
     assert [word_count(s) for s in sentences(page)] == [7, 2, 4, 3, 4]

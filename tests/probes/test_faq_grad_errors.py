@@ -1,6 +1,6 @@
-"""Probes of the general sentences on faq/autograd-grad-inputs.md and faq/hook-size.md. Counter-cases: an input that does not require
-grad and the output never used, allow_unused=True, requires_grad_() after the forward pass; a hook named
-with def, a dtype change, a leaf's hook, a hook returning None."""
+"""Probes of the general sentences on faq/autograd-grad-inputs.md and faq/hook-size.md. Counter-cases: an
+input that does not require grad and the output never used, allow_unused=True, requires_grad_() after the
+forward pass; a hook named with def, a dtype change, a leaf's hook, a hook returning None."""
 
 from __future__ import annotations
 
@@ -56,10 +56,10 @@ def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
     assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
     assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
     for leaf in (True, False):
-        message = raises(lambda: _backward_with_hook(lambda g: g.mean(), leaf))
+        message = raises(lambda leaf=leaf: _backward_with_hook(lambda g: g.mean(), leaf))
         assert message == "hook '<lambda>' has changed the size of value"
-        assert raises(lambda: _backward_with_hook(clip, leaf)) == "hook 'clip' has changed the size of value"
-        typed = raises(lambda: _backward_with_hook(lambda g: g.double(), leaf))
+        assert raises(lambda leaf=leaf: _backward_with_hook(clip, leaf)) == "hook 'clip' has changed the size of value"
+        typed = raises(lambda leaf=leaf: _backward_with_hook(lambda g: g.double(), leaf))
         assert typed.startswith("hook '<lambda>' has changed the type of value")
 
 

@@ -58,7 +58,10 @@ def test_other_views_refused_at_the_in_place_line():
     does not record, allowed with grad mode on: `logical_not_()`, and `mul_(2)` on a view of a base that
     does not require grad (both broke the words before, "changed with grad mode on"), while `mul_(w)`
     with `w` requiring grad is recorded and refused."""
-    assert_on_page(PAGE, "and a view made under `torch.no_grad()`, written with grad mode on by an operation autograd records.")
+    assert_on_page(
+        PAGE,
+        "and a view made under `torch.no_grad()`, written with grad mode on by an operation autograd records."
+    )
     w = torch.ones(4, requires_grad=True)
     assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
     h = w * 1
@@ -233,7 +236,10 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
     """Sentence: 'Some are refused at once, at the in-place line: `resize_()` of any tensor that requires
     grad'. Counter-cases: a leaf and an intermediate, resized to their own shape; a tensor that does not
     require grad takes it. (The words before said only views were refused at once.)"""
-    assert_on_page(PAGE, "(Some are refused at once, at the in-place line: `resize_()` of any tensor that requires grad;")
+    assert_on_page(
+        PAGE,
+        "(Some are refused at once, at the in-place line: `resize_()` of any tensor that requires grad;"
+    )
     w = torch.ones(3, requires_grad=True)
     for tensor in (w, w * 2):
         assert raises(lambda t=tensor: t.resize_(3)) == "cannot resize variables that require grad"

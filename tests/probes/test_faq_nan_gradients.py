@@ -56,7 +56,7 @@ def test_pow_with_an_exponent_of_one_or_more_gives_no_nan():
     """The counter-cases to 'a negative exponent or one between 0 and 1': 0 (below 1, yet a zero gradient),
     1, 2 and 3 give finite gradients at 0."""
     for exponent in (0.0, 1.0, 2.0, 3.0):
-        assert torch.isfinite(_grad_at_zero(lambda a: a.pow(exponent)))
+        assert torch.isfinite(_grad_at_zero(lambda a, e=exponent: a.pow(e)))
 
 
 def test_one_nan_spreads_through_a_step_into_every_later_loss():

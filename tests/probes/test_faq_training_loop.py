@@ -96,7 +96,10 @@ def test_a_frozen_layer_passes_the_gradient_on_unchanged():
     """Sentence: '`requires_grad_(False)` on the layer freezes the layer and nothing else: its weights get
     no `.grad`, and the gradient still flows through it to the layers before it, the same as if it were
     trainable'."""
-    assert_on_page(PAGE, "and the gradient still flows through it to the layers before it, the same as if it were trainable")
+    assert_on_page(
+        PAGE,
+        "and the gradient still flows through it to the layers before it, the same as if it were trainable"
+    )
     grads = []
     for frozen in (False, True):
         torch.manual_seed(0)
@@ -126,7 +129,10 @@ def test_sgd_steps_a_zero_grad_with_momentum_or_weight_decay_and_skips_none():
     a tensor, zeros included: the momentum buffer the earlier steps built keeps moving it, and weight decay
     adds `weight_decay * p` to its zero gradient' and 'Without momentum or weight decay, SGD's step on a
     zero gradient leaves `p` where it was.'"""
-    assert_on_page(PAGE, "`torch.optim.SGD` skips a parameter whose `.grad` is None, and steps one whose `.grad` is a tensor")
+    assert_on_page(
+        PAGE,
+        "`torch.optim.SGD` skips a parameter whose `.grad` is None, and steps one whose `.grad` is a tensor"
+    )
     assert_on_page(PAGE, "Without momentum or weight decay, SGD's step on a zero gradient leaves `p` where it was.")
     assert _moves(0.9, 0.0, set_to_none=False)
     assert _moves(0.0, 0.01, set_to_none=False)
@@ -150,3 +156,24 @@ def test_an_optimizer_built_from_the_trainable_parameters_never_moves_the_frozen
         model(torch.randn(4, 2)).sum().backward()
         opt.step()
     assert torch.equal(before, model[0].weight)
+
+
+def test_no_grad_and_detach_also_cut_the_gradient_to_the_layers_before():
+    """Sentence: 'To freeze a layer, call `requires_grad_(False)` on it. `no_grad()` and `detach()` also
+    cut the gradient to the layers before it.' Counter-cases: a fresh stack of three layers, the middle
+    one run under no_grad(), or given a detached input, or frozen: only the frozen one leaves the first
+    layer its gradient; the frozen layer itself gets none."""
+    assert_on_page(PAGE, "To freeze a layer, call `requires_grad_(False)` on it.")
+    assert_on_page(PAGE, "`no_grad()` and `detach()` also cut the gradient to the layers before it.")
+    torch.manual_seed(0)
+    first, middle, last = (nn.Linear(4, 4) for _ in range(3))
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        h = middle(first(x))
+    assert not h.requires_grad  # last(h).sum().backward() would reach no layer before it
+    last(middle(first(x).detach())).sum().backward()
+    assert first.weight.grad is None and middle.weight.grad is not None
+    middle.zero_grad()
+    middle.requires_grad_(False)
+    last(middle(first(x))).sum().backward()
+    assert first.weight.grad is not None and middle.weight.grad is None

@@ -222,7 +222,11 @@ def test_zero_grad_sets_none_and_set_to_none_false_fills_zeros(zero):
     """Sentence: '`zero_grad()` sets `.grad` to None. With `set_to_none=False` it fills a `.grad` that
     exists with zeros instead'. Counter-cases: `Module.zero_grad` and `Optimizer.zero_grad`, a `.grad`
     that is None before `set_to_none=False` (it stays None), the same tensor kept."""
-    assert_on_page(PAGE, "`zero_grad()` sets `.grad` to None. With `set_to_none=False` it fills a `.grad` that exists with zeros instead")
+    assert_on_page(
+        PAGE,
+        "`zero_grad()` sets `.grad` to None. With `set_to_none=False` it fills a `.grad` that exists with zeros "
+        "instead"
+    )
     layer, unused = nn.Linear(2, 1), nn.Linear(2, 1)
     params = [*layer.parameters(), *unused.parameters()]
     target = torch.optim.SGD(params, lr=0.1) if zero == "optimizer" else nn.ModuleList([layer, unused])

@@ -42,7 +42,11 @@ def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise
     of a leaf taken under `torch.no_grad()`', which issue 29 broke: after `v.requires_grad_()` on that
     slice, a gradient reaches it, its hooks run and it gets a `.grad`. Counter-cases: that slice before and
     after `requires_grad_()`, a view, a frozen parameter, an integer result."""
-    assert_on_page(PAGE, "You can register a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it raises")
+    assert_on_page(
+        PAGE,
+        "You can register a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it "
+        "raises"
+    )
     assert_on_page(PAGE, "The hook runs when a gradient reaches its tensor.")
     for call_requires_grad in (False, True):
         a = torch.ones(4, requires_grad=True)

@@ -74,8 +74,9 @@ def test_requires_grad_on_the_starting_leaf_counts_only_before_computing():
     """Sentence: 'call `requires_grad_()` on the leaf it starts from. Then compute again: calling it
     afterwards changes nothing for what was already computed. A tensor computed only from tensors that need
     no grad is itself a leaf. `requires_grad_()` on it makes it require grad, but gives nothing before it a
-    gradient.' Before that: 'before computing from it, and compute again' (one sentence of 48 words); and: 'Call `requires_grad_()` on the leaf the computation starts
-    from, not on the intermediate' (REVIEW.md, 15: loose). Counter-cases: the reviewer's."""
+    gradient.' Before that: 'before computing from it, and compute again' (one sentence of 48 words);
+    and: 'Call `requires_grad_()` on the leaf the computation starts from, not on the intermediate' (REVIEW.md,
+    15: loose). Counter-cases: the reviewer's."""
     assert_on_page(PAGE, "calling it afterwards changes nothing for what was already computed")
     x = torch.ones(3)
     y = x * 2

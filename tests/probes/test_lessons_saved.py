@@ -99,7 +99,7 @@ def test_tensors_carry_a_version_counter_and_inference_tensors_do_not():
     with torch.inference_mode():
         inference = torch.ones(2)
     with pytest.raises(RuntimeError, match="do not track version counter"):
-        inference._version
+        _ = inference._version
 
 
 @pytest.mark.parametrize(

@@ -240,9 +240,9 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
     import warnings
 
     import torch
+    from torch.testing._internal.common_methods_invocations import op_db
 
     from tests.probes import _op_sweep
-    from torch.testing._internal.common_methods_invocations import op_db
 
     rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and a floating or")
     z = torch.randn(2, dtype=torch.cfloat, requires_grad=True)
