@@ -368,15 +368,17 @@ def test_an_example_that_prints_differently_under_a_reported_torch_says_so(drift
 # 2. Versions on the site, and sentences that name a torch
 
 
-def test_the_site_lists_torch_2_14_1(built_site):
-    """Catches the versions page missing, or built from no report."""
+def test_the_site_lists_torch_2_14_1_and_2_15_0(built_site):
+    """Catches the versions page missing, or built from no report (or without 2.15.0's, the newest on
+    PyPI), and a note per torch where the torches' verdicts say the same (each note is a line of the
+    first lesson, which must fit 6 screens)."""
     page = (built_site / "versions" / "index.html").read_text()
-    assert "<strong>torch 2.14.1</strong>" in page
+    assert "<strong>torch 2.14.1</strong>" in page and "<strong>torch 2.15.0</strong>" in page
     assert all(f"<code>{e.snippet}</code>" in page for e in project_examples(ROOT)), "a row for every example"
-    if TORCH_PIN != "2.14.1":  # recorded under another torch: 2.14.1 moved five C++ source lines
+    if TORCH_PIN not in ("2.14.1", "2.15.0"):  # recorded under another torch: both moved C++ source lines
         assert "prints differently: only torch's C++ source locations" in page
         lesson = (built_site / "grad-is-none" / "index.html").read_text()
-        assert "Under torch 2.14.1 this example prints differently" in lesson
+        assert "Under torch 2.14.1 and 2.15.0 this example prints differently" in lesson
 
 
 def test_a_verdict_is_worked_out_again_for_each_build(tmp_path):

@@ -91,18 +91,24 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
 
 
 def note_html(verdicts: Verdicts, snippet: str, versions_url: str) -> str:
-    """Beside an example's output: each torch of a report under which it prints differently, with the diff."""
-    notes = []
+    """Beside an example's output: the torches of the reports under which it prints differently, with
+    the diffs; one note for the torches whose verdicts have the same words (a line of the page each)."""
+    by_words: dict[str, list[Verdict]] = {}
     for report in verdicts.reports:
         found = verdicts.of(report, snippet)
         if found.status in ("source-location", "behaviour"):
-            # The link sits in the body: a link inside <summary> nests one control in another.
-            notes.append(
-                f'<details class="note fieldnotes-version"><summary>Under torch {html.escape(found.torch)} '
-                f"this example {html.escape(found.words)}</summary><pre><code>{html.escape(found.diff)}</code></pre>"
-                f'<p>Every torch the examples were run under: <a href="{versions_url}">Torch versions</a>.</p>'
-                "</details>"
-            )
+            by_words.setdefault(found.words, []).append(found)
+    notes = []
+    for words, found in by_words.items():
+        torches = " and ".join(html.escape(v.torch) for v in found)
+        diffs = "".join(f"<pre><code>{html.escape(v.diff)}</code></pre>" for v in found)
+        # The link sits in the body: a link inside <summary> nests one control in another.
+        notes.append(
+            f'<details class="note fieldnotes-version"><summary>Under torch {torches} '
+            f"this example {html.escape(words)}</summary>{diffs}"
+            f'<p>Every torch the examples were run under: <a href="{versions_url}">Torch versions</a>.</p>'
+            "</details>"
+        )
     return "".join(notes)
 
 
