@@ -11,6 +11,18 @@ from tests.conftest import ROOT, Project, block
 
 # The same code in two files: each prints its own file's name.
 SAME_CODE = "import os\n\nprint(os.path.basename(__file__))\n"
+# A block's title: its id (the API index links to it), its download link and the file it names.
+TITLE = re.compile(r'<span class="filename" id="([^"]+)"><a href="([^"]+)" download>([^<]+)</a>')
+
+
+def built_index_page(project: Project, markdown: str) -> str:
+    """The page `markdown` built strict beside the API index (which gives each block's title its id)."""
+    project.page("index.md", markdown)
+    project.feature("api_index", enabled=True)
+    project.pages.append("api.md")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    return (project.path / "site" / "index.html").read_text()
 
 
 def test_two_snippets_with_the_same_code_keep_their_own_title_download_and_output(project: Project):
@@ -18,13 +30,8 @@ def test_two_snippets_with_the_same_code_keep_their_own_title_download_and_outpu
     the same code both showed one file's title, link and output, and the other one's drift)."""
     project.snippet("twin/first.py", SAME_CODE, recorded="first.py\n")
     project.snippet("twin/second.py", SAME_CODE, recorded="second.py\n")
-    project.page("index.md", "# Twins\n\n" + block("twin/first.py") + "\n" + block("twin/second.py"))
-    project.feature("api_index", enabled=True)  # the ids the API index links to
-    project.pages.append("api.md")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    page = (project.path / "site" / "index.html").read_text()
-    titles = re.findall(r'<span class="filename" id="([^"]+)"><a href="([^"]+)" download>([^<]+)</a>', page)
+    page = built_index_page(project, "# Twins\n\n" + block("twin/first.py") + "\n" + block("twin/second.py"))
+    titles = TITLE.findall(page)
     assert titles == [
         ("ex-twin-first", "snippets/twin/first.py", "snippets/twin/first.py"),
         ("ex-twin-second", "snippets/twin/second.py", "snippets/twin/second.py"),
@@ -99,13 +106,8 @@ def test_a_block_titled_by_its_include_alone_gets_its_download_link(project: Pro
     project.snippet("quoted.py", "print('quoted')\n", recorded="quoted\n")
     untitled = '```python exec="on" source="above" result="text"\n--8<-- "plain.py"\n```\n'
     quoted = "```python exec='on' source='above' result='text'\n--8<-- 'quoted.py'\n```\n"
-    project.page("index.md", "# Untitled\n\n" + untitled + "\n" + quoted)
-    project.feature("api_index", enabled=True)
-    project.pages.append("api.md")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    page = (project.path / "site" / "index.html").read_text()
-    titles = re.findall(r'<span class="filename" id="([^"]+)"><a href="([^"]+)" download>([^<]+)</a>', page)
+    page = built_index_page(project, "# Untitled\n\n" + untitled + "\n" + quoted)
+    titles = TITLE.findall(page)
     assert titles == [
         ("ex-plain", "snippets/plain.py", "snippets/plain.py"),
         ("ex-quoted", "snippets/quoted.py", "snippets/quoted.py"),
