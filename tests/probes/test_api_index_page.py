@@ -105,12 +105,7 @@ def index_sections(site: Path) -> dict[str, str]:
     """Entry name -> the text of its section of the built page."""
     page = (site / "api" / "index.html").read_text(encoding="utf-8")
     assert " ".join(INTRO.split()) in " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
-    pieces = re.split(r"(<h3[^>]*>.*?</h3>)", page, flags=re.S)
-    sections = {}
-    for heading, body in zip(pieces[1::2], pieces[2::2], strict=True):
-        name = html.unescape(re.sub(r"<[^>]+>", "", heading)).replace("¶", "").strip()
-        sections[name] = html.unescape(re.sub(r"<[^>]+>", " ", body.split("<h2", 1)[0]))
-    return sections
+    return {name: html.unescape(re.sub(r"<[^>]+>", " ", body)) for name, body in index_bodies(site).items()}
 
 
 def test_every_torch_name_of_an_example_is_listed_with_it(built_site):
