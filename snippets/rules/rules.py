@@ -36,8 +36,8 @@ def leaf_by_how_it_was_made(run: Run):
     operation returning its input itself changes nothing. Any other
     floating or complex result is a non-leaf when autograd records
     it: grad mode is on and a floating or complex input requires
-    grad. Every other tensor is a leaf, requiring grad only if asked
-    (`requires_grad=True`, `nn.Parameter`). A view taken with grad
+    grad. Every other tensor is a leaf; `requires_grad=True` and
+    `nn.Parameter` make one that requires grad. A view taken with grad
     mode off requires grad when its base does, yet gets no gradient
     before its own `requires_grad_()`.
     [Exceptions](/rules.md#operators). See [What makes a
