@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -427,74 +426,3 @@ def test_the_scheduled_drift_report_keeps_its_report():
     assert any(run.startswith("make drift-report TORCH=") for run in runs)
     (upload,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert upload["if"] == "always()" and upload["with"]["path"] == "drift-report/"
-
-
-# --------------------------------------------------------------------------------------------------
-# 3. The README's upgrade steps where the new torch is only in a folder of wheels
-
-
-def fake_torch_wheel(folder: Path, version: str) -> Path:
-    """A wheel named and described as torch `version` (no code): enough for uv to resolve a lock with it."""
-    import zipfile
-
-    folder.mkdir(parents=True, exist_ok=True)
-    dist_info = f"torch-{version}.dist-info"
-    files = {
-        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n",
-        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    files[f"{dist_info}/RECORD"] = "".join(f"{name},,\n" for name in files) + f"{dist_info}/RECORD,,\n"
-    path = folder / f"torch-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as wheel:
-        for name, text in files.items():
-            wheel.writestr(name, text)
-    return path
-
-
-def make_lock(folder: Path, wheels: Path) -> subprocess.CompletedProcess:
-    """`make lock` in `folder` with this checkout's uv, pip pointed at `wheels` (PIP_FIND_LINKS)."""
-    uv = str(Path(sys.executable).parent / "uv")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
-    env["PIP_FIND_LINKS"] = str(wheels)
-    return subprocess.run(
-        ["make", "lock", f"UV={uv}", "-o", uv], cwd=folder, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
-def upgrade_copy(tmp_path: Path, version: str) -> Path:
-    tmp_path.mkdir()
-    for name in ("Makefile", "pyproject.toml", "requirements.lock"):
-        shutil.copy(ROOT / name, tmp_path / name)
-    # The site depends on the engine, whose dependencies the lock covers.
-    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    shutil.copytree(ROOT / "packages", tmp_path / "packages", ignore=skip)
-    pyproject = tmp_path / "pyproject.toml"
-    lines = [line for line in pyproject.read_text().splitlines() if not re.match(r'\s*"torch[=!]=', line)]
-    start = next(n for n, line in enumerate(lines) if line.startswith("dependencies = ["))
-    lines[start + 1 : start + 1] = [  # the three torch lines, as the README's upgrade steps write them
-        f'    "torch=={version}",',
-        f"    \"torch=={version}+cpu; sys_platform == 'linux'\",",
-        f"    \"torch!={version}+cpu; sys_platform != 'linux'\",",
-    ]
-    pyproject.write_text("\n".join(lines) + "\n")
-    return tmp_path
-
-
-def test_make_lock_takes_the_new_torch_from_a_folder_of_wheels(tmp_path):
-    """Catches `make lock` not handing pip's folder of wheels (PIP_FIND_LINKS) to uv: on a machine without
-    PyTorch's index, the README's upgrade could not lock the new torch's CPU build."""
-    copy = upgrade_copy(tmp_path / "project", "2.14.1")
-    fake_torch_wheel(tmp_path / "wheels", "2.14.1+cpu")
-    done = make_lock(copy, tmp_path / "wheels")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "torch==2.14.1+cpu ; sys_platform == 'linux'" in (copy / "requirements.lock").read_text()
-
-
-def test_a_failed_make_lock_leaves_the_lock_and_fails(tmp_path):
-    """Catches a `make lock` that exits 0, or writes a lock, when the new torch cannot be found (the README
-    chains `make lock && make update-outputs`, and recording refuses a torch other than the pin)."""
-    copy = upgrade_copy(tmp_path / "project", "2.99.0")
-    (tmp_path / "wheels").mkdir()
-    done = make_lock(copy, tmp_path / "wheels")
-    assert done.returncode != 0
-    assert (copy / "requirements.lock").read_text() == (ROOT / "requirements.lock").read_text()

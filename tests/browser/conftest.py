@@ -16,7 +16,8 @@
   which fails listing all of them.
 - Without /usr/bin/chromium the tests skip with a message; with CI=true they fail instead.
 
-Screenshots go to test-artifacts/screenshots/ (gitignored), for a reviewer to look at.
+With SCREENSHOTS=1 every visit also saves a full-page screenshot to test-artifacts/screenshots/
+(gitignored), for a reviewer to look at; no check reads them, so a plain run takes none.
 """
 
 from __future__ import annotations
@@ -183,9 +184,12 @@ def isolated_guarded_page(browser, context_args):
 
 
 @pytest.fixture(scope="session")
-def screenshots_dir() -> Path:
-    """test-artifacts/screenshots/, emptied of the last run's screenshots once per run: by the first
-    xdist worker to get here (the run's id marks it done), or by the one process without xdist."""
+def screenshots_dir() -> Path | None:
+    """With SCREENSHOTS=1, test-artifacts/screenshots/, emptied of the last run's screenshots once per run:
+    by the first xdist worker to get here (the run's id marks it done), or by the one process without
+    xdist. Otherwise None: no screenshots."""
+    if os.environ.get("SCREENSHOTS", "").strip().lower() not in {"1", "true", "yes"}:
+        return None
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"pid-{os.getpid()}")
     marker = SCREENSHOTS / ".run"

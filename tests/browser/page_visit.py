@@ -4,7 +4,7 @@ conftest.py). A page load costs more than any check made on it.
 
 A visit, in this order (each step sees the page as the steps before left it):
 - every configuration: the load (HTTP status, the heading, scrolled to the end and back), the scheme
-  applied, a full-page screenshot;
+  applied, and with SCREENSHOTS=1 a full-page screenshot;
 - on a phone: how wide the page is against the viewport;
 - at desktop width: axe's audit;
 - in the light scheme: the code blocks measured (test_screen.py), the figures' text, the permalinks,
@@ -79,11 +79,10 @@ def record_visit(page, guard, site_page: str, width: str, scheme: str, *, built_
     steps = [
         ("status", lambda: _load(page, site_page)),
         ("scheme", lambda: (page.locator("body").get_attribute("data-md-color-scheme"), background_luminance(page))),
-        (
-            "screenshot",
-            lambda: screenshot(page, screenshots_dir / f"{page_id(site_page).replace('/', '--')}-{scheme}-{width}.jpg"),
-        ),
     ]
+    if screenshots_dir is not None:
+        name = f"{page_id(site_page).replace('/', '--')}-{scheme}-{width}.jpg"
+        steps.append(("screenshot", lambda: screenshot(page, screenshots_dir / name)))
     if not desktop:
         steps.append(("page width", lambda: (*page.evaluate(PAGE_WIDTH), page.evaluate(OVERFLOWING))))
     if desktop:

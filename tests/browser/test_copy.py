@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from browser_site import ROOT, SNIPPETS, WIDTHS
@@ -21,16 +20,31 @@ from page_visit import by_configuration
 
 SECTION_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]+\[(start|end):[a-z][-_0-9a-z]*\][ \t]*$", re.MULTILINE)
 
-# The clipboard, once the copy has landed (polled in the page: one round trip).
+# The clipboard, once the copy has landed (polled in the page: one round trip), emptied again for the
+# next block's copy.
 READ_CLIPBOARD = """async () => {
   const deadline = Date.now() + 30000;
   while (Date.now() < deadline) {
     const text = await navigator.clipboard.readText();
-    if (text) return text;
+    if (text) {
+      await navigator.clipboard.writeText("");
+      return text;
+    }
     await new Promise(resolve => setTimeout(resolve, 20));
   }
   return "";
 }"""
+
+# Each executed example's block: its title, and its download link's path when the title is one; its copy
+# button is marked for the click.
+EXAMPLE_BLOCKS = """() => [...document.querySelectorAll(".highlight")]
+  .map(block => [block, block.querySelector(":scope > .filename")])
+  .filter(([block, title]) => title && title.innerText.trim().startsWith("snippets/"))
+  .map(([block, title]) => {
+    block.querySelector("button[data-clipboard-target]")?.setAttribute("data-copy-check", "");
+    const link = title.querySelector("a[href]");
+    return [title.innerText.trim(), link ? new URL(link.href).pathname : null];
+  })"""
 
 
 def clipboard_matches(copied: str, file_text: str) -> bool:
@@ -51,23 +65,23 @@ def test_clipboard_matches_file_rules():
 def copy_problems(page, built_site) -> list[str] | None:
     """Click the copy button of every executed example on the loaded page and compare the clipboard with
     the snippet file (and the file name's download with its bytes); None when the page shows none."""
-    blocks = page.locator(".highlight:has(> .filename)").filter(has=page.locator(".filename", has_text="snippets/"))
-    titles = [t.strip() for t in blocks.locator("> .filename").all_inner_texts()]
-    examples = [(i, t) for i, t in enumerate(titles) if t.startswith("snippets/")]
+    examples = page.evaluate(EXAMPLE_BLOCKS)
     if not examples:
         return None
+    # The buttons of those blocks, in the same order: a real click each, as a reader's.
+    buttons = page.locator("button[data-copy-check]").element_handles()
+    if len(buttons) != len(examples):
+        return [f"{len(examples)} executed examples but {len(buttons)} copy buttons"]
 
     problems = []
-    for index, title in examples:
+    page.evaluate("navigator.clipboard.writeText('')")
+    for (title, download), button in zip(examples, buttons, strict=True):
         path = (ROOT / title).resolve()
         if not (path.is_relative_to(SNIPPETS) and path.is_file()):
             problems.append(f"{title} is not a snippet file")
             continue
         expected = path.read_bytes().decode("utf-8")
-
-        block = blocks.nth(index)
-        page.evaluate("navigator.clipboard.writeText('')")
-        block.locator("button[data-clipboard-target]").click()
+        button.click()
         copied = page.evaluate(READ_CLIPBOARD)
         if not clipboard_matches(copied, expected):
             diff = "".join(
@@ -81,9 +95,8 @@ def copy_problems(page, built_site) -> list[str] | None:
             problems.append(f"{title}: the clipboard differs from the file\n{diff or repr(copied)}")
 
         # The file name, when it links to a download, must serve the very same bytes.
-        download = block.locator("> .filename a[href]")
-        if download.count():
-            served = built_site / urlsplit(download.evaluate("a => a.href")).path.lstrip("/")
+        if download is not None:
+            served = built_site / download.lstrip("/")
             if not served.is_file() or served.read_bytes() != path.read_bytes():
                 problems.append(f"{title}: its download link serves other bytes than the file")
     return problems
