@@ -203,6 +203,7 @@ class _XdistGroups:
 def pytest_configure(config: pytest.Config) -> None:
     for name in TIERS:
         config.addinivalue_line("markers", f"{name}: a test of the {name} tier (tests/conftest.py, TIERS)")
+    config.addinivalue_line("markers", "own_runs: the `project` fixture shares no stored runs (SharedRuns)")
     config.pluginmanager.register(_XdistGroups(), "fieldnotes-xdist-groups")
 
 
@@ -237,11 +238,57 @@ def built_site(request) -> Path:
         pytest.fail(str(error), pytrace=False)
 
 
+class SharedRuns:
+    """The stored runs of the fixture projects' examples, shared by every Project and kept between test
+    runs while the engine's code is the same (a folder per digest of packages/fieldnotes/fieldnotes/).
+
+    A project's build starts with them in its store and gives back the entries it made. Every entry is
+    keyed by its snippet, the helpers it imports and the environment, as in any store, so a build that
+    finds one does what the project's own cache would do on its second build; a change to the engine
+    starts an empty folder, so the tests run every example again under the changed code. A test about
+    running or storing itself (time limits, isolation, eviction, what a build stores) makes its Project
+    with `shared_runs=False`; FIELDNOTES_CACHE=false turns the sharing off with the cache."""
+
+    def __init__(self, engine: Path) -> None:
+        digest = hashlib.sha256()
+        for path in sorted(engine.rglob("*.py")):
+            digest.update(path.relative_to(engine).as_posix().encode() + b"\0" + path.read_bytes())
+        self.base = ROOT / ".cache" / "test-projects"
+        self.folder = self.base / digest.hexdigest()[:16]
+
+    def into(self, store: Path) -> None:
+        """Copy the shared entries `store` (a project's .cache/fieldnotes/) does not have into it."""
+        if not self.folder.is_dir():
+            return
+        store.mkdir(parents=True, exist_ok=True)
+        for entry in self.folder.glob("*.json"):
+            if not (store / entry.name).exists():
+                shutil.copyfile(entry, store / entry.name)
+
+    def back(self, store: Path) -> None:
+        """Share the entries a build made in `store`; another engine's folder is dropped."""
+        made = [entry for entry in store.glob("build-*.json") if not (self.folder / entry.name).exists()]
+        if not made:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for old in self.base.iterdir():
+            if old.is_dir() and old != self.folder:
+                shutil.rmtree(old, ignore_errors=True)
+        for entry in made:  # written whole, then renamed: another worker never reads half an entry
+            partial = self.folder / f".{entry.name}.{os.getpid()}.partial"
+            shutil.copyfile(entry, partial)
+            partial.replace(self.folder / entry.name)
+
+
+SHARED_RUNS = SharedRuns(ROOT / "packages" / "fieldnotes" / "fieldnotes")
+
+
 class Project:
     """A small project beside the real one: the real config and theme, with pages and snippets of its own."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, shared_runs: bool = True) -> None:
         self.path = path
+        self.shared_runs = shared_runs and REUSE_RUNS
         shutil.copytree(ROOT / "overrides", path / "overrides")
         shutil.copytree(ROOT / "docs" / "stylesheets", path / "docs" / "stylesheets")
         shutil.copy(ROOT / "pyproject.toml", path / "pyproject.toml")  # the torch pin the build checks
@@ -284,7 +331,15 @@ class Project:
 
     def build(self, **kwargs) -> subprocess.CompletedProcess:
         self.write_config()
-        return mkdocs_build(self.path, self.path / "site", **kwargs)
+        store = self.path / ".cache" / "fieldnotes"
+        (entry,) = [p for p in self.config["plugins"] if plugin_name(p) == "fieldnotes"]
+        shared = self.shared_runs and entry["fieldnotes"].get("cache", True)  # none with `cache: false`
+        if shared:
+            SHARED_RUNS.into(store)
+        result = mkdocs_build(self.path, self.path / "site", **kwargs)
+        if shared:
+            SHARED_RUNS.back(store)
+        return result
 
 
 def plugin_name(entry) -> str:
@@ -308,8 +363,9 @@ def reader_run_kind(name: str, test_file: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path) -> Project:
-    return Project(tmp_path)
+def project(request, tmp_path) -> Project:
+    """A Project in the test's folder; under `@pytest.mark.own_runs`, one that runs every example itself."""
+    return Project(tmp_path, shared_runs=request.node.get_closest_marker("own_runs") is None)
 
 
 def block(snippet: str) -> str:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mkdocs.config import load_config
 
 from fieldnotes import cache, runner
@@ -29,6 +30,7 @@ def runs(project: Project) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
+@pytest.mark.own_runs
 def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Project):
     """Catches a stale output shown after the snippet or a helper changed, a failed run reused, and a cache
     that ignores `cache: false`."""

@@ -157,6 +157,15 @@ def test_eviction_keeps_an_entry_used_at_the_start_and_goes_on_past_a_vanished_o
     assert entries(root) == ["build-a-vanished.json", "build-c-start.json", "other.json"]
 
 
+def test_two_snippets_with_the_same_code_have_their_own_run_keys(root):
+    """Catches a run key of the code alone: two files with the same code shared one stored run, though
+    each prints its own path (`__file__`, a traceback's `File "snippets/..."`), so a rebuild showed one
+    file's output under the other."""
+    (root / "snippets" / "a" / "y.py").write_text("print(1)\n")
+    store = Store(root, environment="env")
+    assert store.run_key("snippets/a/x.py") != store.run_key("snippets/a/y.py")
+
+
 def test_a_content_key_is_the_digest_of_environment_kind_and_content(root):
     """Catches a notebook's key that leaves out its kind or its content (two notebooks, or a notebook
     and its slim page, would share an entry)."""
@@ -172,5 +181,5 @@ def test_a_run_key_has_the_format_stored_runs_were_saved_under(root):
     (root / "snippets" / "a" / "_h.py").write_text("H\n")
     (root / "snippets" / "a" / "_g.py").write_text("G\n")
     helpers = b"snippets/a/_h.py\0H\nsnippets/a/_g.py\0G\n"
-    expected = hashlib.sha256(b"env\nbuild\n" + x.read_bytes() + helpers).hexdigest()
+    expected = hashlib.sha256(b"env\nbuild\nsnippets/a/x.py\0" + x.read_bytes() + helpers).hexdigest()
     assert Store(root, environment="env").run_key("snippets/a/x.py") == "build-" + expected

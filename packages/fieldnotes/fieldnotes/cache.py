@@ -4,7 +4,7 @@ change them has changed.
 Every entry is keyed by its inputs, the code that makes it (named in its `kind`) and the environment:
 the Python version, the machine, the name and version of every installed distribution (torch first
 among them; not fieldnotes' own, whose code is in the keys by content) and the runner's code. A
-run's key also covers the helpers the snippet imports (`Example.helpers`). A hit returns exactly what
+run's key also covers the snippet's path and the helpers it imports (`Example.helpers`). A hit returns exactly what
 was stored; a run's output is still compared with the recorded one by whoever loads it.
 
 A build uses one `Store` (made for that build: its `reuse` is the plugin's `cache` option). The
@@ -92,11 +92,12 @@ class Store:
         return self.prefix + digest.hexdigest()
 
     def run_key(self, snippet: str, kind: str = "build") -> str:
-        """The key of running `snippet` the `kind` way (with `then` code, say): it covers the helpers
-        the snippet imports, each named, too."""
+        """The key of running `snippet` the `kind` way (with `then` code, say): it covers the snippet's
+        path (what it prints can name it: `__file__`, a traceback) and the helpers it imports, each
+        named, too."""
         helpers = Example(self.root, snippet).helpers
         named = b"".join(h.encode() + b"\0" + (self.root / h).read_bytes() for h in helpers)
-        return self.key(kind, (self.root / snippet).read_bytes(), named)
+        return self.key(kind, snippet.encode() + b"\0", (self.root / snippet).read_bytes(), named)
 
     def content_key(self, kind: str, content: bytes) -> str:
         """The key of `content` that holds all it runs (a notebook)."""
