@@ -449,6 +449,8 @@ class Generator:
                 f"torch.randn({shape}).requires_grad_()",
             ]
         )
+        if "Parameter" in code and self.rng.random() < 0.25:  # a frozen one
+            code = code[:-1] + ", requires_grad=False)"
         context = self.context() if "requires_grad_" not in code else ""
         self.add(f"{context}{name} = {code}", "make", name, grad_mode=CONTEXTS[context])
 
@@ -659,6 +661,7 @@ CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
     "a factory with requires_grad=True": _has(r"= torch\.randn\(2, 3, requires_grad=True\)"),
     "a factory with requires_grad=True under no_grad()": _has(r"no_grad\(\): t\d+ = torch\.randn\(.*requires_grad"),
     "nn.Parameter": _has(r"nn\.Parameter\("),
+    "nn.Parameter(requires_grad=False)": _has(r"nn\.Parameter\(.*requires_grad=False\)"),
     "nn.Parameter under no_grad()": _has(r"no_grad\(\): (t\d+ = nn\.Parameter|m = nn\.Linear)"),
     "a module's parameters": _has(r"m = nn\.Linear"),
     "a module called": _has(r"= m\(t"),

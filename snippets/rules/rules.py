@@ -36,10 +36,10 @@ def leaf_by_how_it_was_made(run: Run):
     operation returning its input itself changes nothing. Any other
     floating or complex result is a non-leaf when autograd records
     it: grad mode is on and a floating or complex input requires
-    grad. Every other tensor is a leaf; `requires_grad=True` and
-    `nn.Parameter` make one that requires grad. A view taken with grad
-    mode off requires grad when its base does, yet gets no gradient
-    before its own `requires_grad_()`.
+    grad. Every other tensor is a leaf; `requires_grad=True`,
+    `nn.Parameter`'s default, makes one that requires grad. A view
+    taken with grad mode off requires grad when its base does, yet
+    gets no gradient before its own `requires_grad_()`.
     [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
@@ -53,6 +53,7 @@ def leaf_by_how_it_was_made(run: Run):
     - new_*()
     - *_like() or new_*() with requires_grad=True
     - nn.Parameter
+    - nn.Parameter(requires_grad=False)
     - nn.Parameter under no_grad()
     - a module's parameters
     - detach()
@@ -81,8 +82,12 @@ def leaf_by_how_it_was_made(run: Run):
         for name in line.defines or (line.target,):
             new = step.after[name]
             if line.kind in ("make", "like"):
-                asked = "requires_grad" in line.code
-                expected = (True, asked or "Parameter" in line.code)
+                code = line.code
+                asked = re.search(r"requires_grad(=True|_\(\))", code)
+                # nn.Parameter's default is requires_grad=True
+                default = "Parameter" in code
+                default = default and "requires_grad=False" not in code
+                expected = (True, bool(asked) or default)
             elif line.kind in ("parameter", "module"):
                 # a new leaf, whatever its input was
                 expected = (True, True)
@@ -313,12 +318,12 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A tensor's hooks run once in each pass that runs its node
-    (its `grad_fn`, or a leaf's `AccumulateGrad`) or stops at it as an
+    does.** A tensor hook belongs to the node its tensor had when it
+    was registered (its `grad_fn`, or a leaf's `AccumulateGrad`). It
+    runs once in each pass that runs that node or stops at it as an
     input, and in no other pass. Each gets the gradient, or the tensor
     the hook before it returned. A `.grad` the pass fills receives
-    what the last hook passes on. Hooks registered before an in-place
-    operation belong to the tensor's old value. See [A hook that
+    what the last hook passes on. See [A hook that
     returns a tensor replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
     [rule 6, checked](/rules.md#rule-6).
@@ -352,9 +357,9 @@ def order_for_one_tensor(run: Run):
     store; then, for a non-leaf, the pre-hooks of its `grad_fn`, which
     receive what the last tensor hook passed on, and that node's
     hooks; for a leaf, its post-accumulate-grad hooks, which see
-    `.grad` as this pass leaves it. Hooks registered before an
-    in-place operation on the tensor, and those of its old `grad_fn`,
-    run after all of these. See [All the hooks on one tensor, in
+    `.grad` as this pass leaves it. For a tensor that is not a view,
+    hooks of an earlier `grad_fn` (rule 6) run after all of these.
+    See [All the hooks on one tensor, in
     order](/register-hook.md#all-the-hooks-on-one-tensor-in-order);
     [rule 7, checked](/rules.md#rule-7).
     --8<-- [end:rule-7]
@@ -569,8 +574,8 @@ def what_raises(run: Run):
     in-place operation autograd records raises on a leaf requiring
     grad or a view of one. A second pass through a freed graph raises
     if an operation on its path saved a tensor. A pass also raises if
-    a tensor saved on its path was since written in place by torch
-    (not through `.data`). `torch.autograd.grad` runs only the path
+    the `_version` of a tensor saved on its path changed since.
+    `torch.autograd.grad` runs only the path
     from its output to its inputs; `backward(inputs=[b])` also runs a
     non-leaf `b`'s own `grad_fn`.
     [Exceptions](/rules.md#operators); [rule 9,

@@ -50,22 +50,31 @@ def clip(grad):
 
 def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
     """Sentences: 'The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`, and a
-    hook defined as `def clip(grad)` is named `hook 'clip'`', 'A hook that returns another dtype raises
-    `has changed the type of value` instead. Both are checked on a leaf's hooks and an intermediate's
-    alike.'"""
+    hook defined as `def clip(grad)` is named `hook 'clip'`', 'A hook that returns another dtype, device or
+    layout raises `has changed the type of value` instead. Both are checked on a leaf's hooks and an
+    intermediate's alike.' Before: '... another dtype raises ...', true but read with 'A tensor of the
+    gradient's shape and dtype' below as all a returned tensor must keep, which the meta device and a
+    sparse layout break (reader 3, L11)."""
+    assert_on_page(HOOK_PAGE, "A hook that returns another dtype, device or layout raises `has changed the type of value`")
     assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
     assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
     for leaf in (True, False):
         message = raises(lambda leaf=leaf: _backward_with_hook(lambda g: g.mean(), leaf))
         assert message == "hook '<lambda>' has changed the size of value"
         assert raises(lambda leaf=leaf: _backward_with_hook(clip, leaf)) == "hook 'clip' has changed the size of value"
-        typed = raises(lambda leaf=leaf: _backward_with_hook(lambda g: g.double(), leaf))
-        assert typed.startswith("hook '<lambda>' has changed the type of value")
+        for other in (lambda g: g.double(), lambda g: g.to("meta"), lambda g: g.to_sparse()):
+            typed = raises(lambda leaf=leaf, other=other: _backward_with_hook(other, leaf))
+            assert typed.startswith("hook '<lambda>' has changed the type of value")
 
 
 def test_a_hook_that_only_looks_returns_none_and_keeps_the_gradient():
-    """Sentence: 'a hook that only looks returns `None`, which keeps the gradient as it was'. Counter-case:
-    an element-wise change keeps the shape and is accepted."""
+    """Sentences: 'A tensor of the gradient's shape, dtype, device and layout, or `None`' and 'a hook that
+    only looks returns `None`, which keeps the gradient as it was'. Counter-cases: an element-wise change
+    keeps the shape and is accepted, and so is a tensor of that shape, dtype, device and layout that is
+    not contiguous (an expanded row)."""
+    assert_on_page(HOOK_PAGE, "A tensor of the gradient's shape, dtype, device and layout, or `None`.")
+    strided = _backward_with_hook(lambda g: torch.full((1,), 3.0).expand(4), False)
+    assert torch.equal(strided, torch.full((4,), 6.0))
     assert_on_page(HOOK_PAGE, "a hook that only looks returns `None`, which keeps the gradient as it was")
     seen = []
     for leaf in (True, False):

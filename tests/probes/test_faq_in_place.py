@@ -101,16 +101,25 @@ def test_which_assignments_get_which_wording(assignment, wording):
 
 
 def test_the_version_counter():
-    """Sentence: 'Every tensor but an inference tensor (`t.is_inference()`) has a version counter that
-    each in-place write to it, or to a view of it, increments (a write through `.data` does not ...;
-    nor does one through memory it shares with a NumPy array, from `.numpy()`)'. Counter-cases: an
+    """Sentences: 'Every tensor but an inference tensor (`t.is_inference()`) has a version counter that
+    each in-place write through it, or through a view of it, increments. A write through `.data` ... or
+    through a NumPy array from `.numpy()` is not counted.' Before: '... each in-place write to it ...
+    (a write through `.data` does not ...; nor does one through memory it shares with a NumPy array)',
+    which read as the only exceptions and is not (reader 3, L9): a write through a tensor from
+    `from_dlpack()` or one `set_` on its storage is not counted either (outside the new words, which speak
+    of writes through the tensor or its views). Counter-cases: those, an
     in-place op under no_grad (counted too), a view's write (counted on the base), a NumPy write; and
     `detach_()`, an in-place operation that writes nothing and is not counted (it broke "each in-place
     operation"); and, under inference_mode(), a view of a normal tensor and a tensor made in a nested
     inference_mode(False): not inference tensors, they have a counter (they broke "except one made
     under `torch.inference_mode()`")."""
     assert_on_page(PAGE, "Every tensor but an inference tensor (`t.is_inference()`) has a version counter")
-    assert_on_page(PAGE, "has a version counter that each in-place write to it, or to a view of it, increments")
+    assert_on_page(PAGE, "has a version counter that each in-place write through it, or through a view of it, increments")
+    assert_on_page(PAGE, "or through a NumPy array from `.numpy()` is not counted")
+    for alias in (lambda t: torch.from_dlpack(t), lambda t: torch.tensor([]).set_(t.untyped_storage(), 0, t.shape)):
+        t = torch.zeros(3)
+        alias(t).add_(1)
+        assert t._version == 0 and torch.equal(t, torch.ones(3))
     kept = torch.zeros(3, requires_grad=True) * 1
     kept.detach_()
     assert kept._version == 0

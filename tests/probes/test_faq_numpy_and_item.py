@@ -32,11 +32,22 @@ def test_numpy_refuses_what_requires_grad_leaf_or_not():
 
 def test_numpy_raises_on_what_requires_grad_unless_forced():
     """Sentence: 'torch raises this when `.numpy()`, without `force=True`, is called on a tensor that
-    requires grad.' Before: 'when `.numpy()` is called on a tensor that requires grad', which
-    `w.numpy(force=True)` breaks: it detaches and converts."""
-    assert_on_page(PAGE, "torch raises this when `.numpy()`, without `force=True`, is called on a tensor that")
+    requires grad while grad mode is on.' Before: '... on a tensor that requires grad.', which
+    `no_grad()` and `inference_mode()` break (reader 3, L10): there it converts. Before that: 'when
+    `.numpy()` is called on a tensor that requires grad', which `w.numpy(force=True)` breaks: it detaches
+    and converts. Counter-cases: those, and `enable_grad()` inside `no_grad()` (raises again)."""
+    assert_on_page(
+        PAGE,
+        "torch raises this when `.numpy()`, without `force=True`, is called on a tensor that requires grad while"
+        " grad mode is on.",
+    )
     w = torch.ones(2, requires_grad=True)
     assert raises(w.numpy) == MESSAGE
+    for off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+        with off():
+            assert w.numpy().tolist() == [1.0, 1.0]
+    with torch.no_grad(), torch.enable_grad():
+        assert raises(w.numpy) == MESSAGE
     assert w.numpy(force=True).tolist() == [1.0, 1.0]
 
 

@@ -102,9 +102,25 @@ def test_autograd_grad_needs_tensors_that_require_grad_and_receive_a_gradient():
 
 def test_record_the_original_gradient_after_the_last_in_place_change():
     """Sentence: 'record it from a hook registered first, after the tensor's last in-place change (a hook
-    registered before an in-place change belongs to the old value, and runs after the new value's hooks)'.
-    Counter-case: registered before the change, the recording hook sees the changed gradient."""
-    assert_on_page(PAGE, "after the tensor's last in-place change")
+    belongs to the `grad_fn` its tensor had when it was registered, which an in-place operation autograd
+    records replaces: rule 6)'. Before: '(a hook registered before an in-place change belongs to the old
+    value, and runs after the new value's hooks)', which two cases break (reader 3, F5): after a change
+    under no_grad() (not recorded, the grad_fn stays) the earlier hook runs first, with the same
+    gradient; after a change of a view the earlier hook never runs. Counter-cases: registered before the
+    change, the recording hook sees the changed gradient; and those two."""
+    assert_on_page(PAGE, "after the tensor's last in-place change (a hook belongs to the `grad_fn` its tensor")
+    assert_on_page(PAGE, "had when it was registered, which an in-place operation autograd records replaces")
+    a = torch.tensor([2.0, 3.0], requires_grad=True)
+    for make, mode in ((lambda: a * 3, torch.no_grad), (lambda: (a * 3)[:1], torch.enable_grad)):
+        b, order = make(), []
+        node = b.grad_fn
+        b.register_hook(lambda g, order=order: order.append("before"))
+        with mode():
+            b.mul_(2)
+        assert (b.grad_fn is node) is (mode is torch.no_grad)
+        b.register_hook(lambda g, order=order: order.append("after"))
+        (b * 5).sum().backward()
+        assert order == (["before", "after"] if mode is torch.no_grad else ["after"])
     for record_first in (True, False):
         a = torch.tensor(2.0, requires_grad=True)
         b = a * 3

@@ -17,13 +17,31 @@ PAGE = "grad-is-none.md"
 
 
 def test_an_intermediates_grad_stays_none_whether_or_not_the_pass_went_through_it():
-    """Sentence: 'An intermediate's `.grad` is still `None` after `backward()`: when the backward pass went
-    through it, autograd computed its gradient on the way to the leaves, used it, and dropped it'. Before:
-    '...is `None` after `backward()` because autograd computed its gradient', which an intermediate off the
-    loss's path breaks (its gradient is never computed: its hook does not run)."""
+    """Sentences: 'An intermediate's `.grad` is still `None` after `backward()`, unless it called
+    `retain_grad()` or the call listed it in `inputs=`. When the backward pass went through it, autograd
+    computed its gradient on the way to the leaves, used it, and dropped it'. Before: '... after
+    `backward()`: when ...', which `backward(inputs=[b])` breaks (reader 3, L3): it fills the non-leaf
+    `b`'s `.grad` with no `retain_grad()` and no warning. Before that: '...is `None` after `backward()`
+    because autograd computed its gradient', which an intermediate off the loss's path breaks (its
+    gradient is never computed: its hook does not run). Counter-cases: both exceptions, and an
+    intermediate between the output and a listed one (not filled)."""
     assert_on_page(
-        PAGE, "An intermediate's `.grad` is still `None` after `backward()`: when the backward pass went through it"
+        PAGE,
+        "An intermediate's `.grad` is still `None` after `backward()`, unless it called `retain_grad()` or the call"
+        " listed it in `inputs=`. When the backward pass went through it",
     )
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    between = b * 3
+    retained = between * 1
+    retained.retain_grad()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (retained * retained).sum().backward(inputs=[b], retain_graph=True)
+        assert torch.equal(b.grad, 18 * b) and a.grad is None and retained.grad is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert between.grad is None
     a = torch.tensor(2.0, requires_grad=True)
     on_path, off_path = a * 3, a * 5
     seen = []

@@ -14,12 +14,30 @@ PAGE = "register-hook.md"
 
 
 def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
-    """Sentence: '`tensor.register_hook(fn)` calls `fn(grad)` during the backward pass, when autograd
-    reaches that tensor, once in each pass that does. `grad` is the gradient with respect to the tensor, or
+    """Sentence: '`tensor.register_hook(fn)` calls `fn(grad)` once in each backward pass that reaches the
+    tensor's node as it was when the hook was registered: its `grad_fn` then, or a leaf's
+    `AccumulateGrad`. `grad` is the gradient with respect to the tensor, or
     `None` when none was computed for it (an unused output of an operation with several outputs, such as
     `chunk()`)'. Before: '...when the gradient with respect to that tensor has been computed', which the
     unused output breaks: its hook runs, with None (REVIEW.md, 16). Counter-cases: that output, a tensor
-    off the path (no call), two passes (two calls), a tensor used twice in one pass (one call, the sum)."""
+    off the path (no call), two passes (two calls), a tensor used twice in one pass (one call, the sum).
+    Before: '... during the backward pass, when autograd reaches that tensor, once in each pass that
+    does', which a view whose base is then written in place breaks (reader 3, L4): the pass runs the
+    view's new grad_fn, 7 flows through it to `x`, and the hook, on the view's old node, never runs;
+    `retain_grad()` moves to the new node. A hook registered on that view after the write, before
+    anything read its `grad_fn`, crashes torch 2.13.0 (SIGSEGV), so it is not tried here."""
+    assert_on_page(PAGE, "calls `fn(grad)` once in each backward pass that reaches the tensor's node as it was")
+    assert_on_page(PAGE, "when the hook was registered: its `grad_fn` then, or a leaf's `AccumulateGrad`.")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    base = x * 1
+    view = base[:1]
+    old_node, fired = view.grad_fn, []
+    view.register_hook(fired.append)
+    view.retain_grad()
+    base.mul_(2)
+    assert view.grad_fn is not old_node and view.grad_fn.name() == "AsStridedBackward0"
+    (view * 7).sum().backward()
+    assert fired == [] and torch.equal(x.grad, torch.tensor([14.0, 0.0])) and torch.equal(view.grad, torch.tensor([7.0]))
     assert_on_page(PAGE, "`grad` is the gradient with respect to the tensor, or `None` when none was computed for it")
     w = torch.arange(4.0, requires_grad=True)
     used, unused = (w * 1).chunk(2)
@@ -38,7 +56,7 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
 
 def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise():
     """Sentences: 'You can register a hook on a tensor that requires grad, leaf or intermediate. On one that
-    does not, it raises' and 'The hook runs when a gradient reaches its tensor'. Before: '(never, for a slice
+    does not, it raises' . Before: '(never, for a slice
     of a leaf taken under `torch.no_grad()`', which issue 29 broke: after `v.requires_grad_()` on that
     slice, a gradient reaches it, its hooks run and it gets a `.grad`. Counter-cases: that slice before and
     after `requires_grad_()`, a view, a frozen parameter, an integer result."""
@@ -47,7 +65,6 @@ def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise
         "You can register a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it "
         "raises"
     )
-    assert_on_page(PAGE, "The hook runs when a gradient reaches its tensor.")
     for call_requires_grad in (False, True):
         a = torch.ones(4, requires_grad=True)
         with torch.no_grad():
@@ -134,11 +151,25 @@ def test_hook_order_unless_the_tensor_changed_in_place_in_between():
 
 
 def test_hooks_do_not_all_move_with_an_in_place_change():
-    """Sentence: 'An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all
-    move with it'."""
+    """Sentence: 'An in-place operation that autograd records gives a tensor a new `grad_fn`, and the
+    tensor's hooks do not all move with it'. Before: 'An in-place operation gives ...', which one under
+    no_grad() breaks (reader 3, L5): the grad_fn stays, and every hook gets the same gradient, in the
+    order registered. Counter-case: that one."""
     assert_on_page(
-        PAGE, "An in-place operation gives a tensor a new `grad_fn`, and the tensor's hooks do not all move with it"
+        PAGE,
+        "An in-place operation that autograd records gives a tensor a new `grad_fn`, and the tensor's hooks do not"
+        " all move with it",
     )
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a * 3
+    old, got = b.grad_fn, []
+    b.register_hook(lambda g: got.append(("before", g)))
+    with torch.no_grad():
+        b.mul_(2)
+    b.register_hook(lambda g: got.append(("after", g)))
+    assert b.grad_fn is old
+    (b * 5).backward()
+    assert got == [("before", torch.tensor(5.0)), ("after", torch.tensor(5.0))]
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
     old = b.grad_fn

@@ -119,24 +119,45 @@ def test_a_weight_handed_back_by_an_everyday_operation_keeps_no_grad():
 
 
 def test_what_autograd_records_of_the_everyday_operations():
-    """Sentence: 'With grad mode on (outside `torch.no_grad()`), autograd records `.to()` to another
+    """Sentence: 'With grad mode on and inference mode off (`torch.is_grad_enabled()`,
+    `torch.is_inference_mode_enabled()`), autograd records `.to()` to another
     floating-point dtype or another device, `.view()` (to any shape, its own too) and `* 0.01` on a tensor that
-    requires grad, and what they return is an intermediate'. Counter-cases: `.to(torch.int64)` and
-    `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype, `torch.enable_grad()`
-    inside `no_grad()` (grad mode on: recorded), `inference_mode()` (grad mode off: not recorded)."""
-    assert_on_page(PAGE, "With grad mode on (outside `torch.no_grad()`), autograd records `.to()` to another")
+    requires grad, and what they return is an intermediate'. Before: '(outside `torch.no_grad()`)', which
+    `inference_mode()` and `set_grad_enabled(False)` break (outside no_grad, grad mode off: nothing
+    recorded), and so does `enable_grad()` inside `no_grad()` (recorded) (reader 3, L1); and
+    'grad mode on (`torch.is_grad_enabled()`)' alone, which `enable_grad()` inside `inference_mode()`
+    breaks (grad mode on, nothing recorded). Counter-cases:
+    `.to(torch.int64)` and `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype,
+    and each of those contexts, nested or not: recorded exactly when grad mode is on and inference mode
+    off."""
+    assert_on_page(
+        PAGE,
+        "With grad mode on and inference mode off (`torch.is_grad_enabled()`, `torch.is_inference_mode_enabled()`),"
+        " autograd records `.to()` to another",
+    )
     w = torch.randn(4, requires_grad=True)
     assert_on_page(PAGE, "`.view()` (to any shape, its own too)")
     for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w.view(4), w * 0.01, w.to(torch.complex64)):
         assert not t.is_leaf and t.grad_fn is not None
     for t in (w.to(torch.int64), w.view(torch.int32), w.to(torch.bool)):
         assert t.is_leaf and not t.requires_grad
-    with torch.no_grad():
-        with torch.enable_grad():
-            assert torch.is_grad_enabled() and not (w * 0.01).is_leaf
-        assert (w * 0.01).is_leaf
-    with torch.inference_mode():
-        assert not torch.is_grad_enabled() and (w * 0.01).is_leaf
+    contexts = (
+        torch.no_grad,
+        torch.enable_grad,
+        torch.inference_mode,
+        lambda: torch.inference_mode(False),
+        lambda: torch.set_grad_enabled(False),
+        lambda: torch.set_grad_enabled(True),
+    )
+    for outer in contexts:
+        for inner in contexts:
+            with outer(), inner():
+                made = (w.to(torch.float64), w.to("meta"), w.view(4), w * 0.01)
+                on = torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+                assert all(not t.is_leaf for t in made) is on, (outer, inner)
+                assert all(t.is_leaf for t in made) is not on, (outer, inner)
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled() and (w * 0.01).is_leaf  # grad mode on alone is not enough
 
 
 def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
@@ -156,17 +177,26 @@ def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
 
 def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
     """Sentence: '`.view(4)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own
-    [...], and so does arithmetic'. Before: '`.view()`', which `w.view(torch.int32)` breaks (a leaf).
-    Counter-cases: `w[:]`, a reshape that must copy, and arithmetic with no derivative (`w // 2`, whose
+    [...], and so does binary arithmetic'. Before: '... and so does arithmetic', which unary plus breaks
+    (reader 3, L2): `+w` is `w` itself, a leaf. Before that: '`.view()`', which `w.view(torch.int32)`
+    breaks (a leaf). Counter-cases: `w[:]`, a reshape that must copy, each of Python's binary arithmetic
+    operators with a number or a tensor on either side, those with no derivative (`w // 2`, whose
     grad_fn raises only when backward reaches it)."""
+    import operator
+
     assert_on_page(PAGE, "`.view(4)`, `.reshape()` and slicing give tensors with a `grad_fn` of their own")
+    assert_on_page(PAGE, "and so does binary arithmetic:")
     w = torch.randn(4, requires_grad=True)
     transposed = torch.randn(2, 3, requires_grad=True).t()
     square = torch.randn(2, 2, requires_grad=True)  # the page's example: a 2 x 2 leaf viewed flat
     for t in (square.view(4), w.view(2, 2), w.reshape(2, 2), w[:2], w[:], transposed.reshape(6), w * 0.01):
         assert t.grad_fn is not None and t.grad_fn is not w.grad_fn
-    for t in (w % 1.0, w // 2):
-        assert t.grad_fn is not None
+    binary = (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow)
+    for op in binary:
+        for other in (2, 0.5, torch.full((4,), 0.5)):
+            assert op(w, other).grad_fn is not None and op(other, w).grad_fn is not None, (op, other)
+    assert (square @ square).grad_fn is not None and (square @ torch.ones(2, 2)).grad_fn is not None
+    assert (+w) is w and (-w).grad_fn is not None  # unary: not in the words
     assert w.view(torch.int32).grad_fn is None
 
 

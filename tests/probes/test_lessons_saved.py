@@ -42,6 +42,9 @@ def packed(op, a, w) -> list[torch.Tensor]:
     return seen
 
 
+SAVES = "calls a function of yours with each tensor argument or result that an operation saves"
+
+
 def leaves():
     return torch.tensor([2.0, 3.0], requires_grad=True), torch.tensor([4.0, 5.0], requires_grad=True)
 
@@ -49,11 +52,11 @@ def leaves():
 @pytest.mark.parametrize("name", list(OPERATIONS))
 def test_saved_tensors_hooks_sees_what_the_graph_saved_when_it_records(name):
     """Sentences: 'Autograd saves them as it records the operations' and '`saved_tensors_hooks` calls a
-    function of yours with every tensor the graph saves'. Counter-cases: operations that save inputs,
+    function of yours with each tensor argument or result that an operation saves'. Counter-cases: operations that save inputs,
     results or nothing; a save made only in the backward pass would be missed (the backward pass, run
     after the hooks are gone, still succeeds and packs nothing new)."""
     assert_on_page(PAGE, "Autograd saves them as it records the operations")
-    assert_on_page(PAGE, "calls a function of yours with every tensor the graph saves")
+    assert_on_page(PAGE, SAVES)
     a, w = leaves()
     seen = packed(OPERATIONS[name], a, w)
     out = OPERATIONS[name](a, w)
@@ -166,3 +169,78 @@ def test_a_linear_saves_its_weight_when_its_input_requires_grad():
     assert shapes == [(8, 4)]
     shapes = [tuple(t.shape) for t in packed(lambda x, _: layer(x), torch.randn(8, 4, requires_grad=True), None)]
     assert sorted(shapes) == [(4, 3), (8, 4)]
+
+
+def _storages(value) -> set:
+    from tests.probes import _op_sweep
+
+    return {t.untyped_storage().data_ptr() for t in _op_sweep.tensors(value) if t.layout == torch.strided}
+
+
+def _nodes(outputs):
+    """The nodes the operation made: its outputs' graph, up to the leaves' AccumulateGrad nodes."""
+    seen, todo = set(), [t.grad_fn for t in outputs if t.grad_fn is not None]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen or type(node).__name__ == "AccumulateGrad":
+            continue
+        seen.add(node)
+        yield node
+        todo.extend(n for n, _ in node.next_functions)
+
+
+def test_saved_tensors_hooks_sees_every_saved_argument_and_result_of_every_operator():
+    """Sentence: '`saved_tensors_hooks` calls a function of yours with each tensor argument or result that
+    an operation saves', over torch's operator database: each op_db entry run under the hooks, then every
+    `_saved_*` tensor of every node it made read back. One that is read without the unpack hook was never
+    packed; none of those shares memory with the operation's tensor arguments or results. Before: 'with
+    every tensor the graph saves', which `a * 2` breaks (reader 3, F2): it saves its `2` as a 0-d tensor,
+    `_saved_other`, and never passes it to the hook, and four op_db entries do the same."""
+    import warnings
+
+    from tests.probes import _op_sweep
+
+    assert_on_page(PAGE, SAVES)
+    a = torch.randn(3, requires_grad=True)
+    seen = []
+    with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+        b = a * 2
+    assert seen == [] and torch.equal(b.grad_fn._saved_other, torch.tensor(2))
+    checked = packed_an_argument = unpacked_numbers = 0
+    for entry, sample in _op_sweep.first_samples(lambda t: t):
+        store, unpacked = [], []
+
+        def pack(t, store=store):
+            store.append(t)
+            return len(store) - 1
+
+        def unpack(i, store=store, unpacked=unpacked):
+            unpacked.append(i)
+            return store[i]
+
+        with saved_tensors_hooks(pack, unpack):
+            try:
+                outputs = _op_sweep.tensors(_op_sweep.call(entry.op, sample))
+            except Exception:  # an operator refusing its sample is not what is probed
+                continue
+        ours = _storages([sample.input, *sample.args, *sample.kwargs.values()]) | _storages(outputs)
+        checked += 1
+        packed_an_argument += bool(_storages(store) & ours)
+        for node in _nodes(outputs):
+            for attribute in (n for n in dir(node) if n.startswith("_saved_")):
+                before = len(unpacked)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        value = getattr(node, attribute)
+                    except RuntimeError:  # freed or not readable: nothing to compare
+                        continue
+                saved = _op_sweep.tensors(value)
+                if saved and len(unpacked) == before:
+                    assert not _storages(saved) & ours, (entry.name, node.name(), attribute)
+                    unpacked_numbers += 1
+    assert checked >= 600 and packed_an_argument >= 300 and unpacked_numbers >= 1, (
+        checked,
+        packed_an_argument,
+        unpacked_numbers,
+    )

@@ -69,14 +69,16 @@ def test_the_programs_have_none_of_what_the_page_leaves_out(programs):
 
 @said(
     "A program starts with one to three leaves, made by a factory with or without `requires_grad`, by "
-    "`nn.Parameter` or by `requires_grad_()`, and now and then an `nn.Linear(3, 3)`; then up to ten more "
+    "`nn.Parameter` (now and then frozen) or by `requires_grad_()`, and now and then an `nn.Linear(3, 3)`; then up to ten more "
     "lines, new leaves among them; then a loss (`out`, the sum of one or two tensors), and one or two "
     "`backward()` passes or a `torch.autograd.grad` call."
 )
 def test_a_program_s_shape(programs):
     """Counter-cases: a program that starts with something else, too many lines before its loss, a loss that
-    is not a sum, a program with no pass or three (a line may come between two passes)."""
+    is not a sum, a program with no pass or three (a line may come between two passes), no frozen
+    `nn.Parameter` among the first leaves."""
     _programs, runs = programs
+    assert any("requires_grad=False)" in run.lines()[0].code and "nn.Parameter(" in run.lines()[0].code for run in runs)
     for run in runs:
         lines = run.lines()
         kinds = [line.kind for line in lines]
@@ -273,25 +275,96 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
 
 
 def test_rule_9_a_write_torch_does_not_make_is_not_seen():
-    """Rule 9: 'A pass also raises if a tensor saved on its path was since written in place by torch (not
-    through `.data`).' Before: '... was since modified in place', which a write through NumPy breaks: the
-    array shares the tensor's memory, torch's version counter does not see it, and backward() runs on the
-    new value without a word. A write by torch through detach() is seen."""
+    """Rule 9: 'A pass also raises if the `_version` of a tensor saved on its path changed since.'
+    Before: '... was since written in place by torch (not through `.data`)', which a write through a
+    tensor from `from_dlpack()` or one `set_` on the same storage breaks (reader 3, L8): torch makes the
+    write, the counter does not move, and backward() computes a wrong gradient without a word. Before
+    that: '... was since modified in place', which a write through NumPy breaks. Counter-cases: those
+    (no error, the counter unmoved), and a write through detach() (counted: raises)."""
     import torch
 
     from tests.probes._sentence import raises
 
-    rule_says("A pass also raises if a tensor saved on its path was since written in place by torch (not")
+    rule_says("A pass also raises if the `_version` of a tensor saved on its path changed since.")
+    for alias in (lambda t: torch.from_dlpack(t), lambda t: torch.tensor([]).set_(t.untyped_storage(), 0, t.shape)):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = x.exp()
+        alias(b.detach()).zero_()
+        assert b._version == 0
+        b.sum().backward()
+        assert torch.equal(x.grad, torch.zeros(2))  # exp saved its result, now zeros: wrong, and silent
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
     loss = (b * b).sum()
     b.detach().numpy()[:] = 0
+    assert b._version == 0
     loss.backward()
     assert torch.equal(a.grad, torch.zeros(2))
     b = a * 1
     loss = (b * b).sum()
     b.detach().zero_()
+    assert b._version == 1
     assert "modified by an inplace operation" in raises(loss.backward)
+
+
+def test_rule_1_a_parameter_requires_grad_by_default_only():
+    """Rule 1: 'Every other tensor is a leaf; `requires_grad=True`, `nn.Parameter`'s default, makes one
+    that requires grad.' Before: '`requires_grad=True` and `nn.Parameter` make one that requires grad',
+    which a frozen parameter breaks (reader 3, L6): `nn.Parameter(t, requires_grad=False)` is a leaf that
+    does not require grad. Counter-cases: that, under no_grad() too, and the default."""
+    import inspect
+
+    import torch
+    from torch import nn
+
+    rule_says("Every other tensor is a leaf; `requires_grad=True`, `nn.Parameter`'s default, makes one that")
+    assert inspect.signature(nn.Parameter).parameters["requires_grad"].default is True
+    for mode in (torch.enable_grad, torch.no_grad):
+        with mode():
+            frozen = nn.Parameter(torch.ones(2), requires_grad=False)
+            default = nn.Parameter(torch.ones(2))
+        assert (frozen.is_leaf, frozen.requires_grad) == (True, False)
+        assert (default.is_leaf, default.requires_grad) == (True, True)
+
+
+def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
+    """Rule 6: 'A tensor hook belongs to the node its tensor had when it was registered (its `grad_fn`, or
+    a leaf's `AccumulateGrad`). It runs once in each pass that runs that node ...'. Rule 7: 'For a tensor
+    that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.' Before (rule 7):
+    'Hooks registered before an in-place operation on the tensor, and those of its old `grad_fn`, run
+    after all of these', and (rule 6) 'Hooks registered before an in-place operation belong to the
+    tensor's old value', which three cases break (reader 3, F4, L7): an in-place change under no_grad()
+    (no new grad_fn: the earlier hook runs first), an optimizer-style step on a parameter (the same), and
+    a view changed in place, or whose base is (its earlier hook never runs). Counter-cases: those, and a
+    recorded change of a tensor that is not a view (the earlier hook runs last)."""
+    import torch
+
+    rule_says("A tensor hook belongs to the node its tensor had when it was registered (its `grad_fn`, or a")
+    rule_says("For a tensor that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.")
+
+    def order(make, change):
+        a = torch.tensor([2.0, 3.0], requires_grad=True)
+        b, ran = make(a), []
+        node = b.grad_fn
+        b.register_hook(lambda g: ran.append("before"))
+        change(b)
+        new = b.grad_fn  # read before the next registration (torch 2.13.0 crashes otherwise, for a view)
+        b.register_hook(lambda g: ran.append("after"))
+        (b * 5).sum().backward()
+        return ran, new is node
+
+    def no_grad(change):
+        def run(t):
+            with torch.no_grad():
+                change(t)
+
+        return run
+
+    assert order(lambda a: a * 3, lambda b: b.mul_(2)) == (["after", "before"], False)
+    assert order(lambda a: a * 3, no_grad(lambda b: b.mul_(2))) == (["before", "after"], True)
+    assert order(lambda a: a, no_grad(lambda b: b.sub_(0.1))) == (["before", "after"], True)
+    assert order(lambda a: (a * 3)[:1], lambda b: b.mul_(2)) == (["after"], False)
+    assert order(lambda a: (a * 3)[:1], lambda b: b._base.mul_(2)) == (["after"], False)
 
 
 def test_rule_2_detach__makes_a_leaf_and_operations_out_of_place_change_no_leafness():
