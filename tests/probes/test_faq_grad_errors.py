@@ -55,7 +55,9 @@ def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
     intermediate's alike.' Before: '... another dtype raises ...', true but read with 'A tensor of the
     gradient's shape and dtype' below as all a returned tensor must keep, which the meta device and a
     sparse layout break (reader 3, L11)."""
-    assert_on_page(HOOK_PAGE, "A hook that returns another dtype, device or layout raises `has changed the type of value`")
+    assert_on_page(
+        HOOK_PAGE, "A hook that returns another dtype, device or layout raises `has changed the type of value`"
+    )
     assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
     assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
     for leaf in (True, False):

@@ -114,7 +114,9 @@ def test_the_version_counter():
     inference_mode(False): not inference tensors, they have a counter (they broke "except one made
     under `torch.inference_mode()`")."""
     assert_on_page(PAGE, "Every tensor but an inference tensor (`t.is_inference()`) has a version counter")
-    assert_on_page(PAGE, "has a version counter that each in-place write through it, or through a view of it, increments")
+    assert_on_page(
+        PAGE, "has a version counter that each in-place write through it, or through a view of it, increments"
+    )
     assert_on_page(PAGE, "or through a NumPy array from `.numpy()` is not counted")
     for alias in (lambda t: torch.from_dlpack(t), lambda t: torch.tensor([]).set_(t.untyped_storage(), 0, t.shape)):
         t = torch.zeros(3)

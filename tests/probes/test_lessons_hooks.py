@@ -27,7 +27,9 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     `retain_grad()` moves to the new node. A hook registered on that view after the write, before
     anything read its `grad_fn`, crashes torch 2.13.0 (SIGSEGV), so it is not tried here."""
     assert_on_page(PAGE, "calls `fn(grad)` once in each backward pass that reaches the tensor's node as it was")
-    assert_on_page(PAGE, "when the hook was registered: its `grad_fn` then, or a leaf's `AccumulateGrad`.")
+    assert_on_page(
+        PAGE, "when the hook was registered: its `grad_fn` then, or for a leaf the node that accumulates its `.grad`."
+    )
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     base = x * 1
     view = base[:1]
@@ -37,7 +39,8 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     base.mul_(2)
     assert view.grad_fn is not old_node and view.grad_fn.name() == "AsStridedBackward0"
     (view * 7).sum().backward()
-    assert fired == [] and torch.equal(x.grad, torch.tensor([14.0, 0.0])) and torch.equal(view.grad, torch.tensor([7.0]))
+    assert fired == [] and torch.equal(x.grad, torch.tensor([14.0, 0.0]))
+    assert torch.equal(view.grad, torch.tensor([7.0]))
     assert_on_page(PAGE, "`grad` is the gradient with respect to the tensor, or `None` when none was computed for it")
     w = torch.arange(4.0, requires_grad=True)
     used, unused = (w * 1).chunk(2)

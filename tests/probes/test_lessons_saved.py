@@ -52,9 +52,9 @@ def leaves():
 @pytest.mark.parametrize("name", list(OPERATIONS))
 def test_saved_tensors_hooks_sees_what_the_graph_saved_when_it_records(name):
     """Sentences: 'Autograd saves them as it records the operations' and '`saved_tensors_hooks` calls a
-    function of yours with each tensor argument or result that an operation saves'. Counter-cases: operations that save inputs,
-    results or nothing; a save made only in the backward pass would be missed (the backward pass, run
-    after the hooks are gone, still succeeds and packs nothing new)."""
+    function of yours with each tensor argument or result that an operation saves'. Counter-cases:
+    operations that save inputs, results or nothing; a save made only in the backward pass would be
+    missed (the backward pass, run after the hooks are gone, still succeeds and packs nothing new)."""
     assert_on_page(PAGE, "Autograd saves them as it records the operations")
     assert_on_page(PAGE, SAVES)
     a, w = leaves()

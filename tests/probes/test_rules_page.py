@@ -69,9 +69,9 @@ def test_the_programs_have_none_of_what_the_page_leaves_out(programs):
 
 @said(
     "A program starts with one to three leaves, made by a factory with or without `requires_grad`, by "
-    "`nn.Parameter` (now and then frozen) or by `requires_grad_()`, and now and then an `nn.Linear(3, 3)`; then up to ten more "
-    "lines, new leaves among them; then a loss (`out`, the sum of one or two tensors), and one or two "
-    "`backward()` passes or a `torch.autograd.grad` call."
+    "`nn.Parameter` (now and then frozen) or by `requires_grad_()`, and now and then an `nn.Linear(3, 3)`; "
+    "then up to ten more lines, new leaves among them; then a loss (`out`, the sum of one or two tensors), "
+    "and one or two `backward()` passes or a `torch.autograd.grad` call."
 )
 def test_a_program_s_shape(programs):
     """Counter-cases: a program that starts with something else, too many lines before its loss, a loss that
