@@ -32,6 +32,23 @@ def recorded(step: Step) -> bool:
     return step.line.grad_mode and any(step.before[name].requires_grad for name in inputs)
 
 
+def inference_involved(step: Step) -> bool:
+    """Whether a line runs in inference mode or reads an inference tensor (rule 1's words leave both out)."""
+    inputs = [step.before[name].tensor for name in step.line.inputs if name in step.before]
+    return "inference_mode" in step.line.code or any(t.is_inference() for t in inputs)
+
+
+def no_grad_view_of(run: Run, step: Step, memory) -> bool:
+    """Whether a view of `memory` (a family(), see below) was taken with grad mode off before `step`."""
+    for made in run.before(step):
+        if made.line.kind in ("view", "copy", "chunk") and not made.line.grad_mode and not made.error:
+            for name in made.line.defines or (made.line.target,):
+                facts = made.after.get(name)
+                if facts is not None and facts.tensor._is_view() and family(facts) is memory:
+                    return True
+    return False
+
+
 def stores_grad(facts) -> bool:
     """The tensors backward() writes a .grad into: leaves that require grad, and retain_grad() tensors."""
     return (facts.is_leaf and facts.requires_grad) or facts.retains_grad

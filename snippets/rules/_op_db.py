@@ -55,6 +55,10 @@ class Call:
     # the input's (is_leaf, requires_grad) before, and after
     before: tuple
     after: tuple
+    # out of place, grad mode on, an input that does not require
+    # grad or is a non-leaf: each view result's is_leaf once a
+    # recorded write changes the input ("raises" if reading raises)
+    after_write: tuple = ()
 
 
 def _made(how: str, t: torch.Tensor) -> torch.Tensor:
@@ -140,6 +144,17 @@ def _call(name, fn, inplace, sample, mode, made):
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}".split("\n")[0]
     floating = [r for r in results if r.is_floating_point()]
+    outputs = tuple(
+        (r.is_leaf, r.requires_grad, r.grad_fn is not None, r._is_view())
+        for r in floating
+    )
+    after = (x.is_leaf, x.requires_grad)
+    after_write = ()
+    # views of x's memory (broadcast_tensors also views its others)
+    root = x._base if x._is_view() else x
+    views = [r for r in floating if r._is_view() and r._base is root]
+    if views and not inplace and mode == "grad mode on":
+        after_write = _after_a_write(x, views)
     return Call(
         name,
         inplace,
@@ -148,14 +163,28 @@ def _call(name, fn, inplace, sample, mode, made):
         error,
         recorded,
         bool(floating) and floating[0] is x,
-        tuple(
-            (r.is_leaf, r.requires_grad, r.grad_fn is not None,
-             r._is_view())
-            for r in floating
-        ),
+        outputs,
         before,
-        (x.is_leaf, x.requires_grad),
+        after,
+        after_write,
     )
+
+
+def _after_a_write(x, views) -> tuple:
+    """Each view's is_leaf after a recorded add_() to x, or
+    "raises"; () where x takes no such write (a leaf requiring
+    grad, a view of one)."""
+    try:
+        x.add_(torch.zeros((), requires_grad=True))
+    except RuntimeError:
+        return ()
+    facts = []
+    for v in views:
+        try:
+            facts.append(v.is_leaf)
+        except RuntimeError:
+            facts.append("raises")
+    return tuple(facts)
 
 
 def sweep() -> tuple[int, list, list]:

@@ -84,6 +84,15 @@ for c in inplace:
     elif expected is None or not c.error.startswith(expected):
         refusals.setdefault(c.error, set()).add(c.op)
 changed = {c.op for c in out if c.after != c.before}
+# rule 2: a recorded write makes non-leaves of the views of its
+# memory (taken with grad mode on)
+unusable = set()
+for c in out:
+    for fact in c.after_write:
+        if fact == "raises":
+            unusable.add(c.op)
+        elif fact:
+            broken.append(c)
 
 print(f"torch {torch.__version__}: op_db has {entries}")
 print(f"entries, {len(names)} of them operators with")
@@ -99,6 +108,7 @@ show("and only under inference_mode()", also)
 counted(2, out + [c for c in inplace if not c.error])
 show("change their input's leafness out of place", changed)
 show("in place, are not recorded", not_in_place)
+show("give views that raise once their memory is written", unusable)
 counted(9, [c for c in inplace if c.recorded])
 for error, ops in sorted(refusals.items()):
     show(f'raise "{error[:60]}"', ops)

@@ -17,8 +17,10 @@ from _checks import (
     family,
     gets_a_grad,
     hook_cases,
+    inference_involved,
     late_view,
     listed,
+    no_grad_view_of,
     order_cases,
     recorded,
     same_grad,
@@ -33,11 +35,11 @@ def leaf_by_how_it_was_made(run: Run):
 
     --8<-- [start:rule-1]
     **How a tensor is made decides whether it is a leaf.** An
-    operation returning its input itself changes nothing. Any other
-    floating or complex result is a non-leaf when autograd records
-    it: grad mode is on and a floating or complex input requires
-    grad. Every other tensor is a leaf; `requires_grad=True`,
-    `nn.Parameter`'s default, makes one that requires grad. A view
+    operation returning its input changes nothing. Outside inference
+    mode and its tensors, any other floating or complex result is a
+    non-leaf when autograd records it: grad mode is on and an input
+    requires grad. Other tensors are leaves; `requires_grad=True`
+    (`nn.Parameter`'s default) makes one require grad. A view
     taken with grad mode off requires grad when its base does, yet
     gets no gradient before its own `requires_grad_()`.
     [Exceptions](/rules.md#operators). See [What makes a
@@ -79,6 +81,9 @@ def leaf_by_how_it_was_made(run: Run):
         line = step.line
         if line.kind not in MAKES_A_TENSOR or step.error:
             continue
+        if inference_involved(step):
+            # outside the rule's words: none in the programs
+            continue
         for name in line.defines or (line.target,):
             new = step.after[name]
             if line.kind in ("make", "like"):
@@ -118,7 +123,8 @@ def only_in_place_ops_change_leafness(run: Run):
     **What turns an existing leaf into a non-leaf.** An in-place
     operation that autograd records (rule 1). It makes non-leaves of
     its target and of the tensors sharing its memory as views (its
-    base, the base's other views). `detach_()` does the reverse: a
+    base, the base's other views), if none was taken with grad mode
+    off. `detach_()` does the reverse: a
     tensor that is not a view becomes a leaf that does not require
     grad. Operations out of place, `requires_grad_()`,
     `retain_grad()`, hooks, `.data` and `.grad` change no tensor's
@@ -147,12 +153,20 @@ def only_in_place_ops_change_leafness(run: Run):
         line = step.line
         target = step.before.get(line.target)
         for name, old in step.before.items():
+            written = line.kind == "inplace" and not step.error
+            ours = written and target is not None
+            ours = ours and family(old) is family(target)
+            if ours and no_grad_view_of(run, step, family(old)):
+                # a view of this memory taken with grad mode off:
+                # the words say nothing of this write's family
+                continue
+            if name not in step.after:
+                # unreadable now: a view the operators' list names
+                continue
             new = step.after[name]
             expected = old.is_leaf
-            written = line.kind == "inplace" and not step.error
-            if written and recorded(step):
-                if family(old) is family(target):
-                    expected = False
+            if ours and recorded(step):
+                expected = False
             if late_view(run, step, name):
                 # a view made while its base needed no grad, of a base
                 # that now does: written in place since it was made,
@@ -318,12 +332,12 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A tensor hook belongs to the node its tensor had when it
-    was registered (its `grad_fn`, or a leaf's `AccumulateGrad`). It
-    runs once in each pass that runs that node or stops at it as an
-    input, and in no other pass. Each gets the gradient, or the tensor
-    the hook before it returned. A `.grad` the pass fills receives
-    what the last hook passes on. See [A hook that
+    does.** A hook on a tensor that is not a view belongs to the
+    tensor's node at registration (its `grad_fn`, or a leaf's
+    `AccumulateGrad`). It runs once in each pass that runs that node
+    or stops at it as an input, and in no other. Each gets the
+    gradient or what the hook before returned. A `.grad` the pass
+    fills receives what the last hook passes on. See [A hook that
     returns a tensor replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
     [rule 6, checked](/rules.md#rule-6).
@@ -334,7 +348,6 @@ def hooks_run_once_and_pass_on_returns(run: Run):
     - a hook that returns a tensor
     - a hook on a tensor off the loss's path
     - a hook registered before an in-place operation on its tensor
-    - chunk()
     - backward(inputs=...)
     - torch.autograd.grad()
     - a hook on a leaf, then requires_grad_(False)
@@ -343,8 +356,10 @@ def hooks_run_once_and_pass_on_returns(run: Run):
         if step.line.kind not in ("backward", "grad") or step.error:
             continue
         for name in run.tensor_hooks(step):
-            # torch still describes it (see tensors())
-            if name in step.before:
+            # torch still describes it (see tensors()); the words
+            # speak of tensors that are not views
+            facts = step.before.get(name)
+            if facts is not None and not facts.tensor._is_view():
                 yield from hook_cases(run, step, name)
 
 

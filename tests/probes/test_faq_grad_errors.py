@@ -49,8 +49,10 @@ def clip(grad):
 
 
 def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
-    """Sentences: 'The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`, and a
-    hook defined as `def clip(grad)` is named `hook 'clip'`', 'A hook that returns another dtype, device or
+    """Sentences: 'The name in quotes is the hook's `__name__`, or `<unknown>` if it has none (a
+    `functools.partial`): a lambda's is `<lambda>`, and a hook defined as `def clip(grad)` is named
+    `hook 'clip'`' (before: 'the hook function's `__name__`', which a partial and a callable object
+    break, reader 4, L5: both print `<unknown>`), 'A hook that returns another dtype, device or
     layout raises `has changed the type of value` instead. Both are checked on a leaf's hooks and an
     intermediate's alike.' Before: '... another dtype raises ...', true but read with 'A tensor of the
     gradient's shape and dtype' below as all a returned tensor must keep, which the meta device and a
@@ -58,12 +60,23 @@ def test_the_message_names_the_hook_and_a_dtype_change_has_its_own():
     assert_on_page(
         HOOK_PAGE, "A hook that returns another dtype, device or layout raises `has changed the type of value`"
     )
-    assert_on_page(HOOK_PAGE, "The name in quotes is the hook function's `__name__`: a lambda's is `<lambda>`")
+    assert_on_page(HOOK_PAGE, "The name in quotes is the hook's `__name__`, or `<unknown>` if it has none")
+    import functools
+
+    class Callable:
+        def __call__(self, grad):
+            return grad[:1]
+
+    nameless = (functools.partial(lambda grad, k: grad[:k], k=1), Callable())
+    assert not any(hasattr(h, "__name__") for h in nameless)
     assert_on_page(HOOK_PAGE, "Both are checked on a leaf's hooks and an intermediate's alike.")
     for leaf in (True, False):
         message = raises(lambda leaf=leaf: _backward_with_hook(lambda g: g.mean(), leaf))
         assert message == "hook '<lambda>' has changed the size of value"
         assert raises(lambda leaf=leaf: _backward_with_hook(clip, leaf)) == "hook 'clip' has changed the size of value"
+        for hook in nameless:
+            message = raises(lambda leaf=leaf, hook=hook: _backward_with_hook(hook, leaf))
+            assert message == "hook '<unknown>' has changed the size of value"
         for other in (lambda g: g.double(), lambda g: g.to("meta"), lambda g: g.to_sparse()):
             typed = raises(lambda leaf=leaf, other=other: _backward_with_hook(other, leaf))
             assert typed.startswith("hook '<lambda>' has changed the type of value")

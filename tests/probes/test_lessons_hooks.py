@@ -14,9 +14,14 @@ PAGE = "register-hook.md"
 
 
 def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
-    """Sentence: '`tensor.register_hook(fn)` calls `fn(grad)` once in each backward pass that reaches the
-    tensor's node as it was when the hook was registered: its `grad_fn` then, or a leaf's
-    `AccumulateGrad`. `grad` is the gradient with respect to the tensor, or
+    """Sentence: 'On a tensor that is not a view, `tensor.register_hook(fn)` calls `fn(grad)` once in each
+    backward pass that reaches the tensor's node as it was when the hook was registered: its `grad_fn`
+    then, or a leaf's `AccumulateGrad`.' Before: the same without 'On a tensor that is not a view', which a
+    view breaks (reader 4, F2): with one hook on the view, its base written in place, a second hook
+    registered gives `view.grad_fn` AsStridedBackward0, the pass runs that node, and the second hook never
+    runs (it joins the first one's dict on the old node). That case registers on such a view before
+    anything read its `grad_fn` (torch 2.13.0 crashes on the first such registration), so it is not run
+    here; the case below, which reads it first, is. `grad` is the gradient with respect to the tensor, or
     `None` when none was computed for it (an unused output of an operation with several outputs, such as
     `chunk()`)'. Before: '...when the gradient with respect to that tensor has been computed', which the
     unused output breaks: its hook runs, with None (REVIEW.md, 16). Counter-cases: that output, a tensor
@@ -26,7 +31,18 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     view's new grad_fn, 7 flows through it to `x`, and the hook, on the view's old node, never runs;
     `retain_grad()` moves to the new node. A hook registered on that view after the write, before
     anything read its `grad_fn`, crashes torch 2.13.0 (SIGSEGV), so it is not tried here."""
-    assert_on_page(PAGE, "calls `fn(grad)` once in each backward pass that reaches the tensor's node as it was")
+    assert_on_page(PAGE, "On a tensor that is not a view, `tensor.register_hook(fn)` calls `fn(grad)` once in each")
+    assert_on_page(PAGE, "pass that reaches the tensor's node as it was when the hook was registered")
+    for make in (lambda a: a, lambda a: a * 1, lambda a: (a * 1).sin()):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        t, ran = make(a), []
+        t.register_hook(lambda g, ran=ran: ran.append("before"))
+        if not t.is_leaf:
+            t.mul_(2)  # a recorded write: a new node, and the earlier hook's one still runs, reached through it
+        t.register_hook(lambda g, ran=ran: ran.append("after"))
+        (t * 3).sum().backward(retain_graph=True)
+        (t * 3).sum().backward()
+        assert ran == (["before", "after"] * 2 if t.is_leaf else ["after", "before"] * 2), ran
     assert_on_page(
         PAGE, "when the hook was registered: its `grad_fn` then, or for a leaf the node that accumulates its `.grad`."
     )
@@ -57,17 +73,16 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     assert len(got["twice"]) == 2 and all(torch.equal(g, torch.full((4,), 7.0)) for g in got["twice"])
 
 
-def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise():
-    """Sentences: 'You can register a hook on a tensor that requires grad, leaf or intermediate. On one that
-    does not, it raises' . Before: '(never, for a slice
+def test_register_hook_raises_on_a_tensor_that_does_not_require_grad():
+    """Sentence: 'On a tensor that does not require grad, `register_hook` raises'. Before: 'You can register
+    a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it raises', whose
+    first half torch 2.13.0 breaks (reader 4, F3): on a view whose base was written in place, before
+    anything read its `grad_fn`, the registration crashes the process (SIGSEGV; not run here). Before
+    that: '(never, for a slice
     of a leaf taken under `torch.no_grad()`', which issue 29 broke: after `v.requires_grad_()` on that
     slice, a gradient reaches it, its hooks run and it gets a `.grad`. Counter-cases: that slice before and
     after `requires_grad_()`, a view, a frozen parameter, an integer result."""
-    assert_on_page(
-        PAGE,
-        "You can register a hook on a tensor that requires grad, leaf or intermediate. On one that does not, it "
-        "raises"
-    )
+    assert_on_page(PAGE, "On a tensor that does not require grad, `register_hook` raises")
     for call_requires_grad in (False, True):
         a = torch.ones(4, requires_grad=True)
         with torch.no_grad():
@@ -82,7 +97,12 @@ def test_register_hook_works_on_a_tensor_that_requires_grad_and_raises_otherwise
     w = torch.randn(4, requires_grad=True)
     for t in (w, w * 2, w.view(2, 2), nn.Parameter(torch.ones(2))):
         t.register_hook(lambda g: None)
-    for t in (nn.Parameter(torch.ones(2), requires_grad=False), w.argmax(), torch.ones(2)):
+    with torch.no_grad():
+        made_under_no_grad = w * 2
+    with torch.inference_mode():
+        inference = torch.ones(2)
+    frozen = nn.Parameter(torch.ones(2), requires_grad=False)
+    for t in (frozen, w.argmax(), torch.ones(2), made_under_no_grad, w.detach(), inference, frozen[:1]):
         with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
             t.register_hook(lambda g: None)
 

@@ -9,16 +9,28 @@ import pytest
 import torch
 from torch import nn
 
+from tests.conftest import ROOT
 from tests.probes._lesson_text import assert_on_page
 
 PAGE = "inside-the-graph.md"
 
 
 def test_a_leaf_that_requires_grad_is_reached_through_accumulate_grad():
-    """Sentence: 'A leaf that requires grad is reached through an `AccumulateGrad` node, which puts the
-    gradient into its `.grad`'. Counter-cases: an `nn.Parameter`, a leaf used twice (one node, the sum),
-    and a retained intermediate, which gets its `.grad` without one (the words are about leaves)."""
-    assert_on_page(PAGE, "A leaf that requires grad is reached through an `AccumulateGrad` node")
+    """Sentence: 'A leaf made with `requires_grad=True` is reached through an `AccumulateGrad` node, which
+    puts the gradient into its `.grad`'. Before: 'A leaf that requires grad ...', which a view taken under
+    `no_grad()` breaks (reader 4, F6): a leaf that requires grad, and `(v * 3).grad_fn.next_functions` is
+    `((None, 0), (None, 0))`. Counter-cases: an `nn.Parameter`, a leaf used twice (one node, the sum),
+    a leaf made with `requires_grad=True` in inference mode, that view, and a retained intermediate,
+    which gets its `.grad` without one (the words are about leaves)."""
+    assert_on_page(PAGE, "A leaf made with `requires_grad=True` is reached through an `AccumulateGrad` node")
+    w = torch.randn(3, requires_grad=True)
+    with torch.no_grad():
+        v = w[:2]
+    assert v.is_leaf and v.requires_grad and (v * 3).grad_fn.next_functions == ((None, 0), (None, 0))
+    with torch.inference_mode():
+        inference = torch.ones(2, requires_grad=True)
+    (node, _), _ = (inference * 2).grad_fn.next_functions
+    assert type(node).__name__ == "AccumulateGrad" and node.variable is inference
     p = nn.Parameter(torch.tensor(2.0))
     b = p * 3
     c = b * p
@@ -45,6 +57,48 @@ def test_no_grad_and_inference_mode_stop_recording_and_eval_does_not():
             assert not model(x).is_leaf
     with torch.inference_mode():
         assert model(x).is_leaf
+
+
+def test_every_operator_reaches_a_leaf_made_with_requires_grad_through_accumulate_grad():
+    """Sentence: 'A leaf made with `requires_grad=True` is reached through an `AccumulateGrad` node', over
+    torch's operator database: each op_db entry on its first sample, its input a leaf made by
+    `torch.empty_like(..., requires_grad=True)` and filled under no_grad(). Every node of the result's
+    graph that holds the leaf (`.variable`) is an `AccumulateGrad`, and every recorded result whose
+    gradient reaches the leaf (`torch.autograd.grad`, allow_unused) reaches it through one. Counter-case
+    (reader 4, F6): the same operators on a view of that leaf taken under no_grad() reach no node."""
+    import warnings
+
+    from tests.probes import _op_sweep
+
+    assert_on_page(PAGE, "A leaf made with `requires_grad=True` is reached through an `AccumulateGrad` node")
+    reached = 0
+    for _, entry, sample in _op_sweep.entries():
+        leaf = torch.empty_like(sample.input, requires_grad=True)
+        with torch.no_grad():
+            leaf.copy_(sample.input)
+        for result in _op_sweep.run(entry.op, sample, leaf) or ():
+            if result.grad_fn is None or not result.is_floating_point():
+                continue
+            holders, todo, seen = [], [result.grad_fn], set()
+            while todo:
+                node = todo.pop()
+                if node is None or node in seen:
+                    continue
+                seen.add(node)
+                if getattr(node, "variable", None) is leaf:
+                    holders.append(node)
+                todo.extend(n for n, _ in node.next_functions)
+            assert all(type(n).__name__ == "AccumulateGrad" for n in holders), entry.name
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    (grad,) = torch.autograd.grad(result.sum(), leaf, allow_unused=True)
+                except RuntimeError:  # a result whose backward torch does not implement
+                    continue
+            if grad is not None:
+                assert holders, entry.name
+                reached += 1
+    assert reached >= 400, reached
 
 
 NOT_A_VIEW = "An intermediate that is not a view has a `grad_fn` naming the last operation autograd recorded on"
@@ -131,9 +185,14 @@ def test_the_gradient_of_a_copied_weight_goes_to_the_leaf_before_the_copy():
     """Sentence: 'the leaf before the copy is the one that gets the gradient'. Counter-case: `.to()` to
     the meta device, and `* 0.01` (the words speak of `.to()`; the same holds)."""
     assert_on_page(PAGE, "the leaf before the copy is the one that gets the gradient")
-    # 'A tensor made by `.to()` to another floating-point dtype or device is the output of a
-    # `ToCopyBackward0` node'. Before: 'another dtype', which an integer dtype breaks (no node)
-    assert_on_page(PAGE, "A tensor made by `.to()` to another floating-point dtype or device is the output of a")
+    # 'Below, `w` is made by `.to()` to another floating-point dtype, so it is the output of a
+    # `ToCopyBackward0` node' (the snippet's `w`). Before: 'A tensor made by `.to()` to another floating-point
+    # dtype or device is the output of a `ToCopyBackward0` node', which an inference tensor made with
+    # requires_grad=True breaks (reader 4, L2): outside inference mode its `.to()` records CopyBackwards;
+    # before that, 'another dtype', which an integer dtype breaks (no node)
+    assert_on_page(PAGE, "Below, `w` is made by `.to()` to another floating-point dtype, so it is the output of a")
+    snippet = (ROOT / "snippets/leaves/non_leaf_param_pitfall.py").read_text(encoding="utf-8")
+    assert "w = torch.randn(3, requires_grad=True).to(torch.float64)" in snippet
     v = torch.randn(3, requires_grad=True)
     assert v.to(torch.int64).grad_fn is None and v.to(torch.float64).grad_fn.name() == "ToCopyBackward0"
     for make in (lambda t: t.to(torch.float64), lambda t: t * 0.01):

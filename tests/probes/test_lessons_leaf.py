@@ -160,6 +160,26 @@ def test_what_autograd_records_of_the_everyday_operations():
         assert torch.is_grad_enabled() and (w * 0.01).is_leaf  # grad mode on alone is not enough
 
 
+def test_the_everyday_operations_on_a_tensor_made_in_inference_mode():
+    """Sentence: '... and `* 0.01` on a tensor that requires grad and was made outside inference mode.'
+    Before: '... on a tensor that requires grad', which an inference tensor made with requires_grad=True
+    breaks (reader 4, L1): outside inference mode, grad mode on, its `.view()` is a leaf and its `.to()`
+    records CopyBackwards, not ToCopyBackward0. Counter-cases: that tensor, and tensors made outside it
+    that require grad: a leaf, an `nn.Parameter`, an intermediate, a view taken under no_grad()."""
+    assert_on_page(PAGE, "on a tensor that requires grad and was made outside inference mode")
+    with torch.inference_mode():
+        inference = torch.ones(4, requires_grad=True)
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    assert inference.view(4).is_leaf and inference.to(torch.float64).grad_fn.name().endswith("CopyBackwards")
+    w = torch.randn(4, requires_grad=True)
+    with torch.no_grad():
+        taken_off = w[:]
+    for t in (w, torch.nn.Parameter(torch.ones(4)), w * 2, taken_off):
+        assert t.requires_grad and not t.is_inference()
+        made = (t.to(torch.float64), t.to("meta"), t.view(2, 2), t.view(4), t * 0.01)
+        assert all(not m.is_leaf and m.grad_fn is not None for m in made)
+
+
 def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():
     """Sentence: 'To an integer or boolean dtype it records nothing: that copy is a leaf that cannot
     require grad'. Before: '`.to(dtype)` copies, and records the copy: `ToCopyBackward0`', which

@@ -43,6 +43,7 @@ def packed(op, a, w) -> list[torch.Tensor]:
 
 
 SAVES = "calls a function of yours with each tensor argument or result that an operation saves"
+NOT_A_NUMBER = "(not with a Python number it saves, such as the `0.01` of `a * 0.01`)"
 
 
 def leaves():
@@ -206,6 +207,18 @@ def test_saved_tensors_hooks_sees_every_saved_argument_and_result_of_every_opera
     with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
         b = a * 2
     assert seen == [] and torch.equal(b.grad_fn._saved_other, torch.tensor(2))
+    # '(not with a Python number it saves, such as the `0.01` of `a * 0.01`)'. Before: without it, and the
+    # `a + w  []` row read as 'saves nothing', which `a * 0.01` breaks (reader 4, L4): the hook sees [],
+    # yet its graph cannot be walked twice. Counter-cases: that, and `a / 2`.
+    assert_on_page(PAGE, NOT_A_NUMBER)
+    for make in (lambda t: t * 0.01, lambda t: t / 2):
+        seen.clear()
+        with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+            b = make(a)
+        assert seen == [] and b.grad_fn._saved_other.dim() == 0
+        b.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            b.sum().backward()
     checked = packed_an_argument = unpacked_numbers = 0
     for entry, sample in _op_sweep.first_samples(lambda t: t):
         store, unpacked = [], []

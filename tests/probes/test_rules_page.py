@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
-from tests.probes._sentence import sentence_marker
+from tests.probes._sentence import raises, sentence_marker
 
 PAGE = ROOT / "docs" / "rules.md"
 RULES_DIR = ROOT / "snippets" / "rules"
@@ -205,16 +205,16 @@ def test_rule_1_a_view_taken_with_grad_mode_off_gets_a_gradient_only_after_requi
 
 
 def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_operators():
-    """Rule 1: 'An operation returning its input itself changes nothing. Any other floating or complex
-    result is a non-leaf when autograd records it: grad mode is on and a floating or complex input requires
-    grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
+    """Rule 1: 'An operation returning its input changes nothing. Outside inference mode and its tensors,
+    any other floating or complex result is a non-leaf when autograd records it: grad mode is on and an
+    input requires grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
     histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself) broke. Tried on every op_db entry, on a
     leaf requiring grad, grad mode on: the exceptions are the lists the page prints."""
     import torch
 
     from tests.probes import _op_sweep
 
-    rule_says("An operation returning its input itself changes nothing. Any other floating or complex result")
+    rule_says("An operation returning its input changes nothing. Outside inference mode and its tensors, any other")
     unrecorded = _op_sweep.recorded_list("give floating results autograd does not")
     itself = _op_sweep.recorded_list("return their input itself")
     x = torch.randn(3, requires_grad=True)
@@ -236,7 +236,7 @@ def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_oper
 
 def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
     """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it: grad mode is on
-    and a floating or complex input requires grad. Every other tensor is a leaf'. Before: 'floating'
+    and an input requires grad. Other tensors are leaves'. Before: 'floating'
     only, which a complex leaf z requiring grad breaks: z * 2 (complex) and z.abs() (floating, from no
     floating input) are non-leaves. Tried on every op_db entry's first complex64 CPU sample."""
     import warnings
@@ -246,7 +246,7 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
 
     from tests.probes import _op_sweep
 
-    rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and a floating or")
+    rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and an input")
     z = torch.randn(2, dtype=torch.cfloat, requires_grad=True)
     assert not (z * 2).is_leaf and not z.abs().is_leaf and z.abs().is_floating_point()
     checked = 0
@@ -283,8 +283,6 @@ def test_rule_9_a_write_torch_does_not_make_is_not_seen():
     (no error, the counter unmoved), and a write through detach() (counted: raises)."""
     import torch
 
-    from tests.probes._sentence import raises
-
     rule_says("A pass also raises if the `_version` of a tensor saved on its path changed since.")
     for alias in (lambda t: torch.from_dlpack(t), lambda t: torch.tensor([]).set_(t.untyped_storage(), 0, t.shape)):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -308,8 +306,8 @@ def test_rule_9_a_write_torch_does_not_make_is_not_seen():
 
 
 def test_rule_1_a_parameter_requires_grad_by_default_only():
-    """Rule 1: 'Every other tensor is a leaf; `requires_grad=True`, `nn.Parameter`'s default, makes one
-    that requires grad.' Before: '`requires_grad=True` and `nn.Parameter` make one that requires grad',
+    """Rule 1: 'Other tensors are leaves; `requires_grad=True` (`nn.Parameter`'s default) makes one require
+    grad.' Before: '`requires_grad=True` and `nn.Parameter` make one that requires grad',
     which a frozen parameter breaks (reader 3, L6): `nn.Parameter(t, requires_grad=False)` is a leaf that
     does not require grad. Counter-cases: that, under no_grad() too, and the default."""
     import inspect
@@ -317,7 +315,7 @@ def test_rule_1_a_parameter_requires_grad_by_default_only():
     import torch
     from torch import nn
 
-    rule_says("Every other tensor is a leaf; `requires_grad=True`, `nn.Parameter`'s default, makes one that")
+    rule_says("Other tensors are leaves; `requires_grad=True` (`nn.Parameter`'s default) makes one require grad.")
     assert inspect.signature(nn.Parameter).parameters["requires_grad"].default is True
     for mode in (torch.enable_grad, torch.no_grad):
         with mode():
@@ -327,9 +325,80 @@ def test_rule_1_a_parameter_requires_grad_by_default_only():
         assert (default.is_leaf, default.requires_grad) == (True, True)
 
 
+def test_rule_1_leaves_out_inference_mode_and_its_tensors():
+    """Rule 1: 'Outside inference mode and its tensors, any other floating or complex result is a non-leaf
+    when autograd records it: grad mode is on and an input requires grad.' Before: without 'Outside
+    inference mode and its tensors', and 'a floating or complex input', which two cases break (reader 4,
+    F5): `enable_grad()` inside `inference_mode()` (grad mode on, nothing recorded) and an inference tensor
+    made with requires_grad=True, viewed outside inference mode (a leaf). Counter-cases: those, and that
+    only floating and complex tensors can require grad (so 'an input' is the words before)."""
+    import torch
+
+    rule_says("Outside inference mode and its tensors, any other floating or complex result is a non-leaf")
+    w = torch.randn(3, requires_grad=True)
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled() and (w * 2).is_leaf
+    with torch.inference_mode():
+        t = torch.ones(2, requires_grad=True)
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    assert t.view(2).is_leaf and not (t * 0.01).is_leaf
+    for dtype in (torch.int64, torch.int32, torch.bool, torch.uint8):
+        assert "floating point" in raises(lambda dtype=dtype: torch.zeros(2, dtype=dtype).requires_grad_())
+
+
+def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken_with_grad_mode_off():
+    """Rule 2: 'It makes non-leaves of its target and of the tensors sharing its memory as views (its base,
+    the base's other views), if none was taken with grad mode off.' Before: without 'if none was taken
+    with grad mode off', which a view taken under no_grad() breaks (reader 4, F4): after the write it is
+    no non-leaf, and reading it raises; so does a view of it taken with grad mode on. Tried on every view
+    op_db's operators return, with grad mode on, of a base a recorded write then changes (through the base
+    and through another view): each is a non-leaf, but for the views of the operators operators.out lists
+    as raising once their memory is written (chunk(), split(), unbind(): the rule's exceptions), which
+    raise; and that no_grad() case."""
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("the base's other views), if none was taken with grad mode off.")
+    w = torch.randn(3, requires_grad=True)
+    x = torch.zeros(3)
+    with torch.no_grad():
+        taken_off = x[0:2]
+    of_it, other = taken_off[0:1], x[1:3]
+    x.add_(w)
+    assert not other.is_leaf and not x.is_leaf
+    for view in (taken_off, of_it):
+        assert "no_grad mode" in raises(lambda view=view: view.is_leaf)
+    views, unusable = 0, _op_sweep.recorded_list("give views that raise once their memory")
+    assert "chunk" in unusable and "view" not in unusable
+    for name, entry, sample in _op_sweep.entries():
+        for through_a_view in (False, True):
+            base = _op_sweep.fresh(sample.input) * 1  # a non-leaf that does not require grad: written below
+            results = _op_sweep.run(entry.op, sample, base)
+            made = [r for r in results or () if r._is_view() and r._base is base and r.is_floating_point()]
+            if not made:
+                continue
+            w = torch.ones((), requires_grad=True)
+            with torch.enable_grad():
+                (base[...] if through_a_view else base).add_(w)
+            for v in made:
+                views += 1
+                if name in unusable:
+                    assert "view" in raises(lambda v=v: v.is_leaf), name
+                    continue
+                assert not v.is_leaf and v.grad_fn is not None, (name, through_a_view)
+            assert not base.is_leaf
+    assert views >= 100, views
+
+
 def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
-    """Rule 6: 'A tensor hook belongs to the node its tensor had when it was registered (its `grad_fn`, or
-    a leaf's `AccumulateGrad`). It runs once in each pass that runs that node ...'. Rule 7: 'For a tensor
+    """Rule 6: 'A hook on a tensor that is not a view belongs to the tensor's node at registration (its
+    `grad_fn`, or a leaf's `AccumulateGrad`). It runs once in each pass that runs that node ...'. Before:
+    'A tensor hook belongs to the node its tensor had when it was registered ...', which a view breaks
+    (reader 4, F1): a hook on it, its base written in place, a second hook registered while its `grad_fn`
+    is AsStridedBackward0; the pass runs that node and the second hook never runs. Registering there before
+    anything read the view's `grad_fn` can crash torch 2.13.0, so that case is not run; the view cases
+    below read it first. Rule 7: 'For a tensor
     that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.' Before (rule 7):
     'Hooks registered before an in-place operation on the tensor, and those of its old `grad_fn`, run
     after all of these', and (rule 6) 'Hooks registered before an in-place operation belong to the
@@ -339,7 +408,7 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     recorded change of a tensor that is not a view (the earlier hook runs last)."""
     import torch
 
-    rule_says("A tensor hook belongs to the node its tensor had when it was registered (its `grad_fn`, or a")
+    rule_says("A hook on a tensor that is not a view belongs to the tensor's node at registration (its `grad_fn`,")
     rule_says("For a tensor that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.")
 
     def order(make, change):
