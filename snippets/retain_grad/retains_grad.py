@@ -6,7 +6,7 @@ print("before:", b.retains_grad)
 b.retain_grad()
 print("after b.retain_grad():", b.retains_grad)
 
-# a leaf already keeps its .grad: this changes nothing
+# a is a leaf that requires grad: this changes nothing
 a.retain_grad()
 print("a.is_leaf:", a.is_leaf, " a.retains_grad:", a.retains_grad)
 

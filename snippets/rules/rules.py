@@ -40,8 +40,7 @@ def leaf_by_how_it_was_made(run: Run):
     non-leaf when autograd records it: grad mode is on and an input
     requires grad. Other tensors are leaves; `requires_grad=True`
     (`nn.Parameter`'s default) makes one require grad. A view
-    taken with grad mode off requires grad when its base does, yet
-    gets no gradient before its own `requires_grad_()`.
+    taken with grad mode off requires grad when its base does.
     [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
@@ -121,15 +120,14 @@ def only_in_place_ops_change_leafness(run: Run):
 
     --8<-- [start:rule-2]
     **What turns an existing leaf into a non-leaf.** An in-place
-    operation that autograd records (rule 1). It makes non-leaves of
-    its target and of the tensors sharing its memory as views (its
-    base, the base's other views), if none was taken with grad mode
-    off. `detach_()` does the reverse: a
-    tensor that is not a view becomes a leaf that does not require
-    grad. Operations out of place, `requires_grad_()`,
+    operation that autograd records. It makes non-leaves of its
+    target and of the other views of its memory and their base, if
+    none was taken with grad mode off. Operations out of place, `requires_grad_()`,
     `retain_grad()`, hooks, `.data` and `.grad` change no tensor's
-    leafness. [Exceptions](/rules.md#operators); [rule 2,
-    checked](/rules.md#rule-2).
+    leafness, but a view taken, grad mode on, before its base
+    required grad is a non-leaf once the base does and its
+    `_version` has moved since. [Exceptions](/rules.md#operators);
+    [rule 2, checked](/rules.md#rule-2).
     --8<-- [end:rule-2]
 
     It speaks of:
@@ -168,10 +166,10 @@ def only_in_place_ops_change_leafness(run: Run):
             if ours and recorded(step):
                 expected = False
             if late_view(run, step, name):
-                # a view made while its base needed no grad, of a base
-                # that now does: written in place since it was made,
-                # it is given a grad_fn (AsStridedBackward0) and stops
-                # being a leaf
+                # the words' "but a view taken ... before its base
+                # required grad": once the base requires grad and the
+                # view's _version moved since it was made, it is given
+                # a grad_fn (AsStridedBackward0) and is no leaf
                 made = run.version_when_made(name)
                 expected = expected and new.version == made
             yield (
@@ -291,7 +289,8 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
     """Rule 5, as every page shows it:
 
     --8<-- [start:rule-5]
-    **Which `.grad` `torch.autograd.grad()` writes.** No leaf's. But a
+    **Which `.grad` `torch.autograd.grad()` writes.** No leaf's,
+    unless a hook of yours writes it. But a
     tensor that called `retain_grad()` and lies between the output and
     one of the inputs (both ends included) does get its `.grad`
     filled, when a gradient flows into it. See [Get an intermediate's
@@ -454,9 +453,7 @@ def what_retain_grad_does(run: Run):
     **What `retain_grad()` does.** On a non-leaf that requires grad it
     sets `retains_grad` to True, so that `backward()` keeps the
     tensor's gradient in its `.grad`. On a leaf that requires grad it
-    does nothing:
-    `retains_grad` stays False, and a leaf that requires grad gets its
-    `.grad` anyway. On a tensor that does not require grad it raises
+    does nothing: `retains_grad` stays False. On a tensor that does not require grad it raises
     (rule 9). [Rule 10, checked](/rules.md#rule-10).
     --8<-- [end:rule-10]
 
@@ -588,8 +585,9 @@ def what_raises(run: Run):
     **What raises.** `expected_error()` lists every error. An
     in-place operation autograd records raises on a leaf requiring
     grad or a view of one. A second pass through a freed graph raises
-    if an operation on its path saved a tensor. A pass also raises if
-    the `_version` of a tensor saved on its path changed since.
+    if an operation on its path saved a tensor. Without saved-tensor
+    hooks, a pass also raises if the `_version` of a tensor saved on
+    its path changed since.
     `torch.autograd.grad` runs only the path
     from its output to its inputs; `backward(inputs=[b])` also runs a
     non-leaf `b`'s own `grad_fn`.

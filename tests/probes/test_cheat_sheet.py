@@ -415,3 +415,72 @@ def test_the_non_leaf_warning_is_silenced():
     assert not warned("retain") and not warned("leaf")
     assert not warned("plain", "The .grad attribute of a Tensor that is not a leaf")
     assert warned("plain", "some other message")
+
+
+class _Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(4, 8), nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.l2(self.l1(x).relu())
+
+
+@pytest.fixture
+def fresh_dynamo():
+    """A fresh compile cache, and the hook-guard setting restored afterwards."""
+    import torch._dynamo
+
+    skip = torch._dynamo.config.skip_nnmodule_hook_guards
+    torch.compiler.reset()
+    yield torch._dynamo.config
+    torch._dynamo.config.skip_nnmodule_hook_guards = skip
+    torch.compiler.reset()
+
+
+@said(
+    "hooks on parameters and on the compiled model's output; for module hooks, and tensor hooks from forward "
+    "hooks, `torch._dynamo.config.skip_nnmodule_hook_guards = False` before compiling"
+)
+def test_hooks_that_work_under_torch_compile(fresh_dynamo):
+    """Before: 'register them before compiling', which faq/compile.md's part 4 breaks (reader 5, F4): a full
+    backward hook on the submodule of a second instance, registered before compiling it, never fires.
+    Counter-cases, backend "aot_eager" as on the FAQ: default guards, parameter hooks on a second instance
+    and hooks registered after the first compiled call; guards off, module hooks (and a tensor hook from a
+    forward hook) on a second instance's submodule and on a submodule after the first compiled call."""
+    x = torch.randn(3, 4)
+    first = _Net()
+    compiled = torch.compile(first, backend="aot_eager")
+    compiled(x).sum().backward()
+    fired = []
+    first.l1.weight.register_hook(lambda g: fired.append("late parameter hook"))
+    out = compiled(x)
+    out.register_hook(lambda g: fired.append("output hook"))
+    out.sum().backward()
+    second = _Net()
+    second.l2.weight.register_hook(lambda g: fired.append("second's parameter hook"))
+    second.l2.bias.register_post_accumulate_grad_hook(lambda p: fired.append("post-accumulate hook"))
+    torch.compile(second, backend="aot_eager")(x).sum().backward()
+    assert sorted(fired) == sorted(
+        ["late parameter hook", "output hook", "second's parameter hook", "post-accumulate hook"]
+    )
+    torch.compiler.reset()
+    fresh_dynamo.skip_nnmodule_hook_guards = False
+    first = _Net()
+    compiled = torch.compile(first, backend="aot_eager")
+    compiled(x).sum().backward()
+    fired = []
+    first.l2.register_forward_hook(lambda *args: fired.append("later forward hook"))
+    first.l2.register_full_backward_hook(lambda *args: fired.append("later backward hook"))
+    compiled(x).sum().backward()
+    second = _Net()
+
+    def hook_the_output(module, inputs, output):
+        output.register_hook(lambda g: fired.append("tensor hook"))
+
+    second.l1.register_forward_hook(hook_the_output)
+    second.l2.register_full_backward_hook(lambda *args: fired.append("second's backward hook"))
+    torch.compile(second, backend="aot_eager")(x).sum().backward()
+    assert sorted(fired) == sorted(
+        ["later forward hook", "later backward hook", "tensor hook", "second's backward hook"]
+    )

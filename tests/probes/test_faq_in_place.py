@@ -318,3 +318,25 @@ def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
     assert set(refused) == {"resize_", "resize_as_"}, refused
     assert set(refused.values()) == {"cannot resize variables that require grad"}
     assert not unseen, f"in-place writes the version counter did not count: {unseen}"
+
+
+def test_without_saved_tensor_hooks_the_saved_version_is_checked():
+    """Sentence: 'Without saved-tensor hooks, autograd notes the version when it saves a tensor and checks it
+    when it uses it.' Before: without 'Without saved-tensor hooks', which identity hooks under
+    `torch.autograd.graph.saved_tensors_hooks` break (reader 5, L5): no check, a wrong gradient.
+    Counter-cases: the same write with and without the hooks; a write under no_grad() (counted, checked)."""
+    assert_on_page(PAGE, "Without saved-tensor hooks, autograd notes the version when it saves a tensor and checks")
+    for hooked in (False, True):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        if hooked:
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                b = a.exp()
+        else:
+            b = a.exp()
+        with torch.no_grad():
+            b.zero_()
+        if hooked:
+            b.sum().backward()
+            assert torch.equal(a.grad, torch.zeros(2))  # exp's saved result, now zeros: wrong, and silent
+        else:
+            assert "modified by an inplace operation" in raises(lambda b=b: b.sum().backward())

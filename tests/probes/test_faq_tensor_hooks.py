@@ -36,9 +36,15 @@ def test_the_sum_is_in_grad_before_backward_returns():
 
 
 def test_autograd_grad_frees_the_graph_unless_retained():
-    """Sentence: '`autograd.grad` frees the graph's saved tensors as `backward()` does, unless given
-    `retain_graph=True` (or `create_graph=True`, which implies it)'."""
+    """Sentences: '`autograd.grad` frees what the nodes it runs had saved, as `backward()` does, unless given
+    `retain_graph=True` (or `create_graph=True`, which implies it)' and 'Pass `retain_graph=True` if a
+    later pass runs those nodes again'. Before: '... frees the graph's saved tensors ...' and '... if you
+    will call `backward()` on the same loss afterwards', which a later `backward()` needing only tensors
+    saved off the path autograd.grad ran breaks (reader 5, L6: no error). Counter-cases: that, and a
+    second pass through a node it ran (raises), with and without retain_graph / create_graph."""
+    assert_on_page(PAGE, "`autograd.grad` frees what the nodes it runs had saved, as `backward()` does")
     assert_on_page(PAGE, "unless given `retain_graph=True` (or `create_graph=True`, which implies it)")
+    assert_on_page(PAGE, "Pass `retain_graph=True` if a later pass runs those nodes again")
     for keep in ({"retain_graph": True}, {"create_graph": True}):
         x = torch.tensor(2.0, requires_grad=True)
         y = x.exp()
@@ -48,6 +54,17 @@ def test_autograd_grad_frees_the_graph_unless_retained():
     y = x.exp()
     torch.autograd.grad(y, x)
     assert "a second time" in raises(lambda: torch.autograd.grad(y, x))
+    x = torch.ones(2, requires_grad=True)
+    h = x.exp()
+    loss = (h * h).sum()
+    torch.autograd.grad(loss, [h])
+    assert "a second time" in raises(loss.backward)
+    x = torch.ones(2, requires_grad=True)
+    h = x.exp()
+    loss = (h + 1).sum()
+    torch.autograd.grad(loss, [h])
+    loss.backward()  # exp's saved result was off the path autograd.grad ran: not freed
+    assert torch.allclose(x.grad, torch.ones(2).exp())
 
 
 def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():

@@ -134,10 +134,15 @@ def test_returning_none_leaves_the_gradient_unchanged():
     assert torch.equal(a.grad, torch.tensor(36.0))
 
 
-def test_a_hook_not_removed_runs_in_every_later_pass_that_reaches_it():
-    """Sentence: 'A hook you do not remove runs again in every later pass that reaches its tensor'. Before:
-    '...in every later pass', which a later pass that does not reach the tensor breaks."""
-    assert_on_page(PAGE, "A hook you do not remove runs again in every later pass that reaches its tensor")
+def test_a_hook_not_removed_runs_in_every_later_pass_that_runs_its_node():
+    """Sentence: 'A hook on a tensor that is not a view, left in place, runs again in every later pass that
+    runs its node'. Before: 'A hook you do not remove runs again in every later pass that reaches its
+    tensor', which a hook on a view whose base is then written in place breaks (reader 5, L3: it never
+    runs). Before that: '...in every later pass', which a later pass that does not reach the tensor breaks.
+    Counter-cases: a leaf, with a pass between that does not run its node; an intermediate written in
+    place after its hook was registered (the hook stays with its old node, which later passes run)."""
+    assert_on_page(PAGE, "A hook on a tensor that is not a view, left in place, runs again in every later pass")
+    assert_on_page(PAGE, "that runs its node ([rule 6](rules.md#rule-6))")
     a = torch.tensor(2.0, requires_grad=True)
     other = torch.tensor(1.0, requires_grad=True)
     calls = []
@@ -146,6 +151,16 @@ def test_a_hook_not_removed_runs_in_every_later_pass_that_reaches_it():
     (other * 3).backward()
     (a * 3).backward()
     assert len(calls) == 2
+    x = torch.ones(2, requires_grad=True)
+    b = x * 2
+    old = b.grad_fn
+    b.register_hook(lambda g: calls.append(g))
+    b.mul_(3)
+    assert b.grad_fn is not old
+    loss = b.sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    assert len(calls) == 4 and torch.equal(calls[-1], torch.full((2,), 3.0))
 
 
 def test_hook_order_unless_the_tensor_changed_in_place_in_between():

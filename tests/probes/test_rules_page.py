@@ -176,16 +176,27 @@ def rule_says(words: str) -> None:
     assert " ".join(words.split()) in text, f"rules.py no longer says {words!r}: try the new wording"
 
 
-def test_rule_1_a_view_taken_with_grad_mode_off_gets_a_gradient_only_after_requires_grad_():
-    """Rule 1: 'A view taken with grad mode off requires grad when its base does, yet gets no gradient
-    before its own `requires_grad_()`.' Before: '... yet no gradient ever flows into it', which
-    `v.requires_grad_()` breaks (then it gets a `.grad`). Tried on every view op_db's operators return
-    under no_grad(), of a base that requires grad and of one that does not."""
+def test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does():
+    """Rule 1: 'A view taken with grad mode off requires grad when its base does.' Before: '..., yet gets
+    no gradient before its own `requires_grad_()`', true but loose (reader 5, L1): a view taken with grad
+    mode on before its base's `requires_grad_()` gets none either, so the gradient clause is cut (the
+    words are about leafness). Before that: '... yet no gradient ever flows into it', which
+    `v.requires_grad_()` breaks. Tried on every view op_db's operators return under no_grad(), of a base
+    that requires grad and of one that does not; counter-cases: the base's `requires_grad_()` after the
+    view was taken, and the view's own `requires_grad_(False)` (a no-op: it still requires grad)."""
     import torch
 
     from tests.probes import _op_sweep
 
-    rule_says("A view taken with grad mode off requires grad when its base does, yet gets no gradient before")
+    rule_says("A view taken with grad mode off requires grad when its base does. [Exceptions]")
+    b = torch.zeros(3)
+    with torch.no_grad():
+        late = b[:2]
+    assert late.is_leaf and not late.requires_grad
+    b.requires_grad_()
+    assert late.is_leaf and late.requires_grad
+    late.requires_grad_(False)
+    assert late.requires_grad
     views = 0
     for name, entry, sample in _op_sweep.entries():
         for base_requires_grad in (True, False):
@@ -275,15 +286,34 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
 
 
 def test_rule_9_a_write_torch_does_not_make_is_not_seen():
-    """Rule 9: 'A pass also raises if the `_version` of a tensor saved on its path changed since.'
-    Before: '... was since written in place by torch (not through `.data`)', which a write through a
-    tensor from `from_dlpack()` or one `set_` on the same storage breaks (reader 3, L8): torch makes the
+    """Rule 9: 'Without saved-tensor hooks, a pass also raises if the `_version` of a tensor saved on its
+    path changed since.' Before: without 'Without saved-tensor hooks', which identity hooks under
+    `torch.autograd.graph.saved_tensors_hooks` break (reader 5, F2): no error, and a wrong gradient. So
+    does `allow_mutation_on_saved_tensors()`, which sets such hooks (no error, the right gradient).
+    Before: '... was since written in place by torch (not through `.data`)', which a write through a tensor
+    from `from_dlpack()` or one `set_` on the same storage breaks (reader 3, L8): torch makes the
     write, the counter does not move, and backward() computes a wrong gradient without a word. Before
     that: '... was since modified in place', which a write through NumPy breaks. Counter-cases: those
     (no error, the counter unmoved), and a write through detach() (counted: raises)."""
     import torch
 
-    rule_says("A pass also raises if the `_version` of a tensor saved on its path changed since.")
+    rule_says("Without saved-tensor hooks, a pass also raises if the `_version` of a tensor saved on its path")
+    rule_says("its path changed since.")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        b = a.exp()
+    with torch.no_grad():
+        b.zero_()
+    b.sum().backward()
+    assert b._version == 1 and torch.equal(a.grad, torch.zeros(2))
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a.exp()
+        hooked = torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
+        with torch.no_grad():
+            b.zero_()
+        b.sum().backward()
+    assert hooked and torch.allclose(a.grad, torch.tensor([1.0, 2.0]).exp())
     for alias in (lambda t: torch.from_dlpack(t), lambda t: torch.tensor([]).set_(t.untyped_storage(), 0, t.shape)):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         b = x.exp()
@@ -347,8 +377,9 @@ def test_rule_1_leaves_out_inference_mode_and_its_tensors():
 
 
 def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken_with_grad_mode_off():
-    """Rule 2: 'It makes non-leaves of its target and of the tensors sharing its memory as views (its base,
-    the base's other views), if none was taken with grad mode off.' Before: without 'if none was taken
+    """Rule 2: 'It makes non-leaves of its target and of the other views of its memory and their base, if
+    none was taken with grad mode off.' (Until reader 5: '... of the tensors sharing its memory as views
+    (its base, the base's other views), ...', the same words, longer.) Before: without 'if none was taken
     with grad mode off', which a view taken under no_grad() breaks (reader 4, F4): after the write it is
     no non-leaf, and reading it raises; so does a view of it taken with grad mode on. Tried on every view
     op_db's operators return, with grad mode on, of a base a recorded write then changes (through the base
@@ -359,7 +390,7 @@ def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken
 
     from tests.probes import _op_sweep
 
-    rule_says("the base's other views), if none was taken with grad mode off.")
+    rule_says("target and of the other views of its memory and their base, if none was taken with grad mode off.")
     w = torch.randn(3, requires_grad=True)
     x = torch.zeros(3)
     with torch.no_grad():
@@ -436,16 +467,15 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     assert order(lambda a: (a * 3)[:1], lambda b: b._base.mul_(2)) == (["after"], False)
 
 
-def test_rule_2_detach__makes_a_leaf_and_operations_out_of_place_change_no_leafness():
-    """Rule 2: '`detach_()` does the reverse: a tensor that is not a view becomes a leaf that does not
-    require grad. Operations out of place ... change no tensor's leafness.' Before: 'Nothing else changes
-    leafness', which `b.detach_()` on a non-leaf `b` breaks. Tried on the non-leaf result of every op_db
-    entry that gives one, and on the inputs of every entry."""
+def test_rule_2_operations_out_of_place_change_no_leafness():
+    """Rule 2: 'Operations out of place ... change no tensor's leafness'. Before: 'Nothing else changes
+    leafness', which `b.detach_()` on a non-leaf `b` breaks (then the words said what `detach_()` does;
+    cut with reader 5's F1, to make room: the rule is about what makes a leaf a non-leaf, and `detach_()`
+    is not in the list). Tried on the inputs of every op_db entry; `detach_()` still makes a leaf."""
     import torch
 
     from tests.probes import _op_sweep
 
-    rule_says("`detach_()` does the reverse: a tensor that is not a view becomes a leaf that does not require")
     rule_says("Operations out of place, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
     b = torch.randn(3, requires_grad=True) * 2
     b.detach_()
@@ -571,3 +601,88 @@ def test_the_operator_check_runs_every_entry_with_a_floating_cpu_sample():
     assert counted == len(entries)
     in_place = sum(entry.inplace_variant is not None for _, entry, _ in entries)
     assert int(re.search(r"sample, (\d+) also in place", out)[1]) <= in_place
+
+
+def test_rule_2_a_view_taken_before_its_base_required_grad():
+    """Rule 2: 'but a view taken, grad mode on, before its base required grad is a non-leaf once the base
+    does and its `_version` has moved since.' Before: the rule stopped at 'change no tensor's leafness',
+    which such a view breaks (reader 5, F1): after `b.requires_grad_()`, an unrecorded write under
+    no_grad() gives it an `AsStridedBackward0`. Counter-cases: the write before `requires_grad_()` (then
+    `requires_grad_()` is what changes it), through the view itself or a view of it, with grad mode on
+    while the base needs no grad; no write, or a write through `.data` (the `_version` unmoved: a leaf);
+    the base's `requires_grad_(False)` afterwards (still a non-leaf)."""
+    import torch
+
+    rule_says("but a view taken, grad mode on, before its base required grad is a non-leaf once the base does")
+    rule_says("and its `_version` has moved since.")
+
+    def write_after(v, b):
+        with torch.no_grad():
+            b.add_(1)
+
+    cases = {
+        "no_grad write after": (False, lambda v, b: write_after(v, b)),
+        "write before, grad mode on": (True, lambda v, b: b.mul_(2)),
+        "write through the view before": (True, lambda v, b: v.add_(1)),
+        "write through a view of it before": (True, lambda v, b: v[:1].add_(1)),
+    }
+    for name, (before, write) in cases.items():
+        b = torch.zeros(3)
+        v = b[:2]
+        if before:
+            write(v, b)
+            assert v.is_leaf, name
+        b.requires_grad_()
+        if not before:
+            assert v.is_leaf and v.requires_grad, name
+            write(v, b)
+        assert v._version > 0 and not v.is_leaf and v.grad_fn.name() == "AsStridedBackward0", name
+        b.requires_grad_(False)
+        assert not v.is_leaf, name
+    for write in (lambda b: None, lambda b: b.data.add_(1)):
+        b = torch.zeros(3)
+        v = b[:2]
+        b.requires_grad_()
+        write(b)
+        assert v._version == 0 and v.is_leaf and v.requires_grad
+
+
+def test_rule_5_a_hook_may_write_a_leaf_s_grad_under_autograd_grad():
+    """Rule 5: 'No leaf's, unless a hook of yours writes it.' Before: 'No leaf's.', which a tensor hook that
+    sets `w.grad` breaks (reader 5, L2): hooks run under `torch.autograd.grad`. Counter-case: without the
+    hook, `w.grad` stays None; a `.grad` set before stays as it was."""
+    import torch
+
+    rule_says("No leaf's, unless a hook of yours writes it.")
+    w = torch.ones(2, requires_grad=True)
+    torch.autograd.grad((w * 3).sum(), [w])
+    assert w.grad is None
+    w.grad = torch.zeros(2)
+    torch.autograd.grad((w * 3).sum(), [w])
+    assert torch.equal(w.grad, torch.zeros(2))
+    w.register_hook(lambda g: setattr(w, "grad", g.clone()))
+    torch.autograd.grad((w * 3).sum(), [w])
+    assert torch.equal(w.grad, torch.full((2,), 3.0))
+
+
+def test_rule_10_retain_grad_on_a_leaf_does_nothing():
+    """Rule 10: 'On a leaf that requires grad it does nothing: `retains_grad` stays False.' Before: '...,
+    and a leaf that requires grad gets its `.grad` anyway', which a view taken under no_grad() of a base
+    that requires grad breaks (reader 5, F3): a leaf that requires grad, it gets no `.grad`; so the clause
+    is cut. Counter-cases: that view, a view taken before its base's `requires_grad_()`, a leaf made with
+    `requires_grad=True`, an `nn.Parameter`: `retain_grad()` leaves each as it was."""
+    import torch
+
+    rule_says("On a leaf that requires grad it does nothing: `retains_grad` stays False. On a tensor")
+    w = torch.ones(4, requires_grad=True)
+    with torch.no_grad():
+        off = w.view(2, 2)
+    b = torch.zeros(3)
+    late = b[:2]
+    b.requires_grad_()
+    for t in (off, late, torch.ones(2, requires_grad=True), torch.nn.Parameter(torch.ones(2))):
+        before = (t.is_leaf, t.requires_grad, t.grad_fn, t._version)
+        t.retain_grad()
+        assert (t.is_leaf, t.requires_grad, t.grad_fn, t._version) == before and not t.retains_grad
+        (t * 3).sum().backward()
+    assert off.grad is None and late.grad is None
