@@ -122,8 +122,9 @@ def only_in_place_ops_change_leafness(run: Run):
     **What turns an existing leaf into a non-leaf.** An in-place
     operation that autograd records. It makes non-leaves of its
     target and of the other views of its memory and their base, if
-    none was taken with grad mode off. Operations out of place, `requires_grad_()`,
-    `retain_grad()`, hooks, `.data` and `.grad` change no tensor's
+    none was taken with grad mode off. Operations out of place,
+    `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad`
+    change no tensor's
     leafness, but a view taken, grad mode on, before its base
     required grad is a non-leaf once the base does and its
     `_version` has moved since. [Exceptions](/rules.md#operators);
@@ -245,7 +246,7 @@ def who_gets_a_grad_from_backward(run: Run):
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
     the leaves requiring grad and the `retain_grad()` tensors that a
-    gradient flows into. With `backward(inputs=[...])`: the listed
+    gradient flows into (never a view taken with grad mode off). With `backward(inputs=[...])`: the listed
     tensors a gradient flows into (a non-leaf too) and the
     `retain_grad()` tensors between the output and a listed one; no
     other leaf. Every other `.grad` stays as it was, unless a hook of
@@ -331,11 +332,11 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A hook on a tensor that is not a view belongs to the
-    tensor's node at registration (its `grad_fn`, or a leaf's
+    does.** A hook on a tensor that is not a view belongs to its
+    node at registration (its `grad_fn`, or a leaf's
     `AccumulateGrad`). It runs once in each pass that runs that node
     or stops at it as an input, and in no other. Each gets the
-    gradient or what the hook before returned. A `.grad` the pass
+    gradient (or `None`) or what the hook before returned. A `.grad` the pass
     fills receives what the last hook passes on. See [A hook that
     returns a tensor replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
@@ -405,8 +406,8 @@ def a_second_backward_adds(run: Run):
     yours changes it. No other tensor gets one. `create_graph=True`
     keeps the graph as well, but it is for gradients of gradients: it
     records the pass, so a `.grad` computed from tensors that require
-    grad requires grad, and torch warns of a [reference
-    cycle](/faq/backward-options.md#create-graph-reference-cycle). See
+    grad requires grad, and torch warns, once per process, of a
+    [reference cycle](/faq/backward-options.md#create-graph-reference-cycle). See
     [Gradients accumulate](/retain-grad.md#gradients-accumulate);
     [rule 8, checked](/rules.md#rule-8).
     --8<-- [end:rule-8]
@@ -453,8 +454,8 @@ def what_retain_grad_does(run: Run):
     **What `retain_grad()` does.** On a non-leaf that requires grad it
     sets `retains_grad` to True, so that `backward()` keeps the
     tensor's gradient in its `.grad`. On a leaf that requires grad it
-    does nothing: `retains_grad` stays False. On a tensor that does not require grad it raises
-    (rule 9). [Rule 10, checked](/rules.md#rule-10).
+    does nothing: `retains_grad` stays False. On a tensor that does
+    not require grad it raises (rule 9). [Rule 10, checked](/rules.md#rule-10).
     --8<-- [end:rule-10]
 
     It speaks of:

@@ -179,10 +179,12 @@ class _Branchy(nn.Module):
 
 
 def test_each_of_the_five_causes_leaves_a_weights_grad_none():
-    """Sentence: 'Five things leave a weight's `.grad` None after `backward()`. Each is shown below.'
+    """Sentence: 'These five causes leave a weight's `.grad` None most often. Each is shown below.' (Before:
+    'Five things leave ...', read as the whole list, which the checkpoint FAQ's use_reentrant=True case and
+    `backward(inputs=...)` break: reader 6.)
     Counter-cases: each cause made with a model other than the page's, and the same model without the
     cause, whose `.grad` is set (so the cause, not the model, is what leaves it None)."""
-    assert_on_page(PAGE, "Five things leave a weight's `.grad` None after `backward()`. Each is shown below.")
+    assert_on_page(PAGE, "These five causes leave a weight's `.grad` None most often. Each is shown below.")
     x = torch.randn(4, 2)
 
     def grads(cause: str) -> tuple:

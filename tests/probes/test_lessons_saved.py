@@ -42,7 +42,7 @@ def packed(op, a, w) -> list[torch.Tensor]:
     return seen
 
 
-SAVES = "calls a function of yours with each tensor argument or result that an operation saves"
+SAVES = "calls a function of yours with each tensor an operation saves (not with a Python number it saves"
 NOT_A_NUMBER = "(not with a Python number it saves, such as the `0.01` of `a * 0.01`)"
 
 

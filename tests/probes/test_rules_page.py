@@ -423,7 +423,7 @@ def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken
 
 
 def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
-    """Rule 6: 'A hook on a tensor that is not a view belongs to the tensor's node at registration (its
+    """Rule 6: 'A hook on a tensor that is not a view belongs to its node at registration (its
     `grad_fn`, or a leaf's `AccumulateGrad`). It runs once in each pass that runs that node ...'. Before:
     'A tensor hook belongs to the node its tensor had when it was registered ...', which a view breaks
     (reader 4, F1): a hook on it, its base written in place, a second hook registered while its `grad_fn`
@@ -439,7 +439,7 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     recorded change of a tensor that is not a view (the earlier hook runs last)."""
     import torch
 
-    rule_says("A hook on a tensor that is not a view belongs to the tensor's node at registration (its `grad_fn`,")
+    rule_says("A hook on a tensor that is not a view belongs to its node at registration (its `grad_fn`,")
     rule_says("For a tensor that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.")
 
     def order(make, change):
@@ -564,7 +564,9 @@ def test_rule_8_create_graph_records_the_pass_and_warns_of_a_cycle():
     import torch
 
     rule_says("`create_graph=True` keeps the graph as well, but it is for gradients of gradients: it records")
-    rule_says("so a `.grad` computed from tensors that require grad requires grad, and torch warns of a")
+    rule_says(
+        "so a `.grad` computed from tensors that require grad requires grad, and torch warns, once per process, of a"
+    )
     torch.set_warn_always(True)
     try:
         for f, requires in ((lambda x: x**3, True), (lambda x: x * 3, False)):
@@ -686,3 +688,65 @@ def test_rule_10_retain_grad_on_a_leaf_does_nothing():
         assert (t.is_leaf, t.requires_grad, t.grad_fn, t._version) == before and not t.retains_grad
         (t * 3).sum().backward()
     assert off.grad is None and late.grad is None
+
+
+def test_rule_4_no_gradient_flows_into_a_view_taken_with_grad_mode_off():
+    """Rule 4: '... the leaves requiring grad and the `retain_grad()` tensors that a gradient flows into
+    (never a view taken with grad mode off).' Before, without the parenthesis, true but loose (reader 6):
+    such a view is a leaf that requires grad on the loss's path, and gets no `.grad`, nor does its base.
+    Counter-cases: a slice, `view()` and `t()` of a leaf that requires grad, under no_grad() and
+    set_grad_enabled(False), with and without retain_grad(); the same view taken with grad mode on (a
+    non-leaf: the base gets its gradient)."""
+    import torch
+
+    rule_says("that a gradient flows into (never a view taken with grad mode off)")
+    for take in (lambda b: b[:2], lambda b: b.view(-1), lambda b: b.t()):
+        for off in (torch.no_grad, lambda: torch.set_grad_enabled(False)):
+            for retain in (False, True):
+                base = torch.ones(2, 2, requires_grad=True)
+                with off():
+                    v = take(base)
+                assert v.is_leaf and v.requires_grad
+                if retain:
+                    v.retain_grad()
+                (v * 2).sum().backward()
+                assert v.grad is None and base.grad is None
+        base = torch.ones(2, 2, requires_grad=True)
+        (take(base) * 2).sum().backward()
+        assert base.grad is not None
+
+
+def test_rule_6_a_hook_gets_none_where_no_gradient_was_computed():
+    """Rule 6: 'Each gets the gradient (or `None`) or what the hook before returned.' Before, without
+    '(or `None`)', loose (reader 6): a hook on an output the loss does not use, beside one it does, gets
+    None. Counter-cases: torch.var_mean's unused mean and var_mean's used var; max's values unused beside
+    its indices' sibling; both outputs used (no None)."""
+    import torch
+
+    rule_says("Each gets the gradient (or `None`) or what the hook before returned.")
+    x = torch.randn(4, requires_grad=True)
+    var, mean = torch.var_mean(x)
+    got = {}
+    var.register_hook(lambda g: got.setdefault("var", g))
+    mean.register_hook(lambda g: got.setdefault("mean", g))
+    var.backward()
+    assert got["var"] is not None and got["mean"] is None
+    var, mean = torch.var_mean(x)
+    got.clear()
+    var.register_hook(lambda g: got.setdefault("var", g))
+    mean.register_hook(lambda g: got.setdefault("mean", g))
+    (var + mean).backward()
+    assert got["var"] is not None and got["mean"] is not None
+
+
+def test_rule_8_the_reference_cycle_warning_is_once_per_process():
+    """Rule 8: '... and torch warns, once per process, of a [reference cycle]'. Before, without 'once per
+    process', loose (reader 6): a second `backward(create_graph=True)` in the same process warns no more,
+    even with Python's warnings set to "always". The probe of faq/backward-options.md runs it in fresh
+    processes (test_the_reference_cycle_warning_is_printed_once_per_process); this one checks the rule
+    says what that probe shows."""
+    from tests.probes.test_faq_backward_options import _warnings_printed
+
+    rule_says("and torch warns, once per process, of a")
+    x = "x = torch.tensor(3.0, requires_grad=True)\n"
+    assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1
