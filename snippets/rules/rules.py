@@ -39,8 +39,8 @@ def leaf_by_how_it_was_made(run: Run):
     mode and its tensors, any other floating or complex result is a
     non-leaf when autograd records it: grad mode is on and an input
     requires grad. Other tensors are leaves; `requires_grad=True`
-    (`nn.Parameter`'s default) makes one require grad. A view
-    taken with grad mode off requires grad when its base does.
+    (`nn.Parameter`'s default) makes one require grad. A view taken
+    with grad mode off requires grad when its base does.
     [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
@@ -120,14 +120,13 @@ def only_in_place_ops_change_leafness(run: Run):
 
     --8<-- [start:rule-2]
     **What turns an existing leaf into a non-leaf.** An in-place
-    operation that autograd records. It makes non-leaves of its
-    target and of the other views of its memory and their base, if
-    none was taken with grad mode off. Operations out of place,
+    operation that autograd records. It makes non-leaves of its target
+    and of the other views of its memory and their base, if none was
+    taken with grad mode off. Operations out of place,
     `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad`
-    change no tensor's
-    leafness, but a view taken, grad mode on, before its base
-    required grad is a non-leaf once the base does and its
-    `_version` has moved since. [Exceptions](/rules.md#operators);
+    change no tensor's leafness, but a view taken, grad mode on,
+    before its base required grad is a non-leaf once the base does and
+    its `_version` has moved since. [Exceptions](/rules.md#operators);
     [rule 2, checked](/rules.md#rule-2).
     --8<-- [end:rule-2]
 
@@ -192,8 +191,8 @@ def views_share_memory_copies_do_not(run: Run):
     it is contiguous, a copy otherwise; `.to(dtype)` with only the
     tensor's own dtype returns the tensor itself. `clone()` and
     `.to()` another dtype (and back) never share. See [`detach()`
-    gives a leaf](/inside-the-graph.md#detach-gives-a-leaf); [rule
-    3, checked](/rules.md#rule-3).
+    gives a leaf](/inside-the-graph.md#detach-gives-a-leaf); [rule 3,
+    checked](/rules.md#rule-3).
     --8<-- [end:rule-3]
 
     It speaks of:
@@ -246,13 +245,13 @@ def who_gets_a_grad_from_backward(run: Run):
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
     the leaves requiring grad and the `retain_grad()` tensors that a
-    gradient flows into (never a view taken with grad mode off). With `backward(inputs=[...])`: the listed
-    tensors a gradient flows into (a non-leaf too) and the
-    `retain_grad()` tensors between the output and a listed one; no
-    other leaf. Every other `.grad` stays as it was, unless a hook of
-    yours writes it. A tensor the pass reaches without a gradient gets
-    none. See [Why `.grad` is None](/grad-is-none.md); [rule 4,
-    checked](/rules.md#rule-4).
+    gradient flows into (never a view taken with grad mode off). With
+    `backward(inputs=[...])`: the listed tensors a gradient flows into
+    (a non-leaf too) and the `retain_grad()` tensors between the
+    output and a listed one; no other leaf. Every other `.grad` stays
+    as it was, unless a hook of yours writes it. A tensor the pass
+    reaches without a gradient gets none. See [Why `.grad` is
+    None](/grad-is-none.md); [rule 4, checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
     It speaks of:
@@ -291,11 +290,11 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
 
     --8<-- [start:rule-5]
     **Which `.grad` `torch.autograd.grad()` writes.** No leaf's,
-    unless a hook of yours writes it. But a
-    tensor that called `retain_grad()` and lies between the output and
-    one of the inputs (both ends included) does get its `.grad`
-    filled, when a gradient flows into it. See [Get an intermediate's
-    gradient without storing it](
+    unless a hook of yours writes it. But a tensor that called
+    `retain_grad()` and lies between the output and one of the inputs
+    (both ends included) does get its `.grad` filled, when a gradient
+    flows into it. See [Get an intermediate's gradient without storing
+    it](
     /register-hook.md#get-an-intermediates-gradient-without-storing-it);
     [rule 5, checked](/rules.md#rule-5).
     --8<-- [end:rule-5]
@@ -332,13 +331,13 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A hook on a tensor that is not a view belongs to its
-    node at registration (its `grad_fn`, or a leaf's
-    `AccumulateGrad`). It runs once in each pass that runs that node
-    or stops at it as an input, and in no other. Each gets the
-    gradient (or `None`) or what the hook before returned. A `.grad` the pass
-    fills receives what the last hook passes on. See [A hook that
-    returns a tensor replaces the gradient](
+    does.** A hook on a tensor that is not a view belongs to its node
+    at registration (its `grad_fn`, or a leaf's `AccumulateGrad`). It
+    runs once in each pass that runs that node or stops at it as an
+    input, and in no other. Each gets the gradient (or `None`) or what
+    the hook before returned. A `.grad` the pass fills receives what
+    the last hook passes on. See [A hook that returns a tensor
+    replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
     [rule 6, checked](/rules.md#rule-6).
     --8<-- [end:rule-6]
@@ -373,8 +372,8 @@ def order_for_one_tensor(run: Run):
     receive what the last tensor hook passed on, and that node's
     hooks; for a leaf, its post-accumulate-grad hooks, which see
     `.grad` as this pass leaves it. For a tensor that is not a view,
-    hooks of an earlier `grad_fn` (rule 6) run after all of these.
-    See [All the hooks on one tensor, in
+    hooks of an earlier `grad_fn` (rule 6) run after all of these. See
+    [All the hooks on one tensor, in
     order](/register-hook.md#all-the-hooks-on-one-tensor-in-order);
     [rule 7, checked](/rules.md#rule-7).
     --8<-- [end:rule-7]
@@ -407,7 +406,8 @@ def a_second_backward_adds(run: Run):
     keeps the graph as well, but it is for gradients of gradients: it
     records the pass, so a `.grad` computed from tensors that require
     grad requires grad, and torch warns, once per process, of a
-    [reference cycle](/faq/backward-options.md#create-graph-reference-cycle). See
+    [reference
+    cycle](/faq/backward-options.md#create-graph-reference-cycle). See
     [Gradients accumulate](/retain-grad.md#gradients-accumulate);
     [rule 8, checked](/rules.md#rule-8).
     --8<-- [end:rule-8]
@@ -455,7 +455,8 @@ def what_retain_grad_does(run: Run):
     sets `retains_grad` to True, so that `backward()` keeps the
     tensor's gradient in its `.grad`. On a leaf that requires grad it
     does nothing: `retains_grad` stays False. On a tensor that does
-    not require grad it raises (rule 9). [Rule 10, checked](/rules.md#rule-10).
+    not require grad it raises (rule 9). [Rule 10,
+    checked](/rules.md#rule-10).
     --8<-- [end:rule-10]
 
     It speaks of:
@@ -583,16 +584,14 @@ def what_raises(run: Run):
     """Rule 9, as every page shows it:
 
     --8<-- [start:rule-9]
-    **What raises.** `expected_error()` lists every error. An
-    in-place operation autograd records raises on a leaf requiring
-    grad or a view of one. A second pass through a freed graph raises
-    if an operation on its path saved a tensor. Without saved-tensor
-    hooks, a pass also raises if the `_version` of a tensor saved on
-    its path changed since.
-    `torch.autograd.grad` runs only the path
-    from its output to its inputs; `backward(inputs=[b])` also runs a
-    non-leaf `b`'s own `grad_fn`.
-    [Exceptions](/rules.md#operators); [rule 9,
+    **What raises.** `expected_error()` lists every error. An in-place
+    operation autograd records raises on a leaf requiring grad or a
+    view of one. A second pass through a freed graph raises if an
+    operation on its path saved a tensor. Without saved-tensor hooks,
+    a pass also raises if the `_version` of a tensor saved on its path
+    changed since. `torch.autograd.grad` runs only the path from its
+    output to its inputs; `backward(inputs=[b])` also runs a non-leaf
+    `b`'s own `grad_fn`. [Exceptions](/rules.md#operators); [rule 9,
     checked](/rules.md#rule-9).
     --8<-- [end:rule-9]
 
