@@ -13,6 +13,7 @@ import sys
 import torch
 import torch.nn as nn
 
+from tests.conftest import ROOT
 from tests.probes._sentence import assert_on_page, raises
 
 PAGE = "faq/backward-options.md"
@@ -160,8 +161,12 @@ def test_the_reference_cycle_warning_is_printed_once_per_process():
     stores has a graph (`(x * 3).backward(create_graph=True)` warns too), once per process unless
     `torch.set_warn_always(True)` is set' (with Python's warnings set to "always"). Counter-cases: two
     calls in one process (one warning), with set_warn_always (one per call), a graph where no cycle can
-    form (x * 3: the gradient has no graph, torch warns all the same), autograd.grad (no warning)."""
+    form (x * 3: the gradient has no graph, torch warns all the same), autograd.grad (no warning). Rule 8
+    says the same: 'torch warns, once per process, of a [reference cycle]' (before, without 'once per
+    process': loose, reader 6)."""
     assert_on_page(PAGE, "whether or not the gradient\nit stores has a graph")
+    rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
+    assert "and torch warns, once per process, of a" in rules
     assert_on_page(PAGE, "once per process unless\n`torch.set_warn_always(True)` is set")
     x = "x = torch.tensor(3.0, requires_grad=True)\n"
     assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1

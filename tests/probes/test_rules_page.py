@@ -45,6 +45,7 @@ def test_the_check_runs_1200_programs():
 
 
 @said("Programs are numbered 0 to 1199 and each is seeded with its number, so every build checks the same programs")
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_the_programs_are_the_same_on_every_build(programs):
     """Counter-case: a second generation of the same programs in this process, after other programs ran
     (torch's random state and the generator's must not leak from one program into the next)."""
@@ -59,6 +60,7 @@ def test_the_programs_are_the_same_on_every_build(programs):
     "a case made of something else (a custom `autograd.Function`, an optimizer, `torch.compile`, a GPU) is "
     "not checked here"
 )
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_the_programs_have_none_of_what_the_page_leaves_out(programs):
     """Counter-case: any program line naming one of them."""
     _programs, runs = programs
@@ -73,6 +75,7 @@ def test_the_programs_have_none_of_what_the_page_leaves_out(programs):
     "then up to ten more lines, new leaves among them; then a loss (`out`, the sum of one or two tensors), "
     "and one or two `backward()` passes or a `torch.autograd.grad` call."
 )
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_a_program_s_shape(programs):
     """Counter-cases: a program that starts with something else, too many lines before its loss, a loss that
     is not a sum, a program with no pass or three (a line may come between two passes), no frozen
@@ -96,6 +99,7 @@ def test_a_program_s_shape(programs):
     "Tensors are of shape (2, 3) (but for what `chunk()`, `argmax()`, `nonzero()` and `topk()` return and the "
     "module's parameters), on the CPU, of dtypes float32, float64, int64 and bool."
 )
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_the_programs_tensors(programs):
     """Counter-case: any tensor a program names, at any step."""
     import torch
@@ -114,6 +118,7 @@ def test_the_programs_tensors(programs):
 
 
 @said("Hooks either record what they get (`spy`) or return twice the gradient (`double`).")
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_the_programs_hooks(programs):
     """Counter-case: a tensor hook registered with anything else."""
     _programs, runs = programs
@@ -138,6 +143,7 @@ def test_which_rules_apply_to_every_program():
     "To shrink a failing program, lines are removed one at a time, keeping each removal after which the rule "
     "still fails."
 )
+@pytest.mark.xdist_group("rules-programs")  # one worker makes the programs once
 def test_a_shrunk_program_loses_no_further_line(programs):
     """Counter-case: a shrunk counterexample from which one more line could go (shrinking stopped early).
     The rule is false on purpose: "a tensor computed from a leaf is never a leaf"."""
@@ -737,16 +743,3 @@ def test_rule_6_a_hook_gets_none_where_no_gradient_was_computed():
     mean.register_hook(lambda g: got.setdefault("mean", g))
     (var + mean).backward()
     assert got["var"] is not None and got["mean"] is not None
-
-
-def test_rule_8_the_reference_cycle_warning_is_once_per_process():
-    """Rule 8: '... and torch warns, once per process, of a [reference cycle]'. Before, without 'once per
-    process', loose (reader 6): a second `backward(create_graph=True)` in the same process warns no more,
-    even with Python's warnings set to "always". The probe of faq/backward-options.md runs it in fresh
-    processes (test_the_reference_cycle_warning_is_printed_once_per_process); this one checks the rule
-    says what that probe shows."""
-    from tests.probes.test_faq_backward_options import _warnings_printed
-
-    rule_says("and torch warns, once per process, of a")
-    x = "x = torch.tensor(3.0, requires_grad=True)\n"
-    assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1
