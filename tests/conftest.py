@@ -246,8 +246,9 @@ class SharedRuns:
     keyed by its snippet, the helpers it imports and the environment, as in any store, so a build that
     finds one does what the project's own cache would do on its second build; a change to the engine
     starts an empty folder, so the tests run every example again under the changed code. A test about
-    running or storing itself (time limits, isolation, eviction, what a build stores) makes its Project
-    with `shared_runs=False`; FIELDNOTES_CACHE=false turns the sharing off with the cache."""
+    running or storing itself (time limits, isolation, eviction, what a build stores) is marked
+    `@pytest.mark.own_runs` (the `project` fixture then passes `shared_runs=False`); FIELDNOTES_CACHE=false
+    turns the sharing off with the cache."""
 
     def __init__(self, engine: Path) -> None:
         digest = hashlib.sha256()
