@@ -178,3 +178,25 @@ def test_op_db_records_nothing_under_no_grad_but_in_a_nested_enable_grad():
                 with torch.enable_grad():
                     assert _recorded(op, sample) is (mode is torch.no_grad), (op.name, mode.__name__)
     assert recorded_eagerly > 400, recorded_eagerly
+
+
+def test_the_cut_is_the_first_tensor_without_requires_grad_from_the_parameters_on():
+    """Sentence: 'print `requires_grad` and `grad_fn` of the tensors on the way from the parameters to the
+    output: the first one with `requires_grad=False` is where the graph stops.' Before: '... from the
+    output back to the inputs: the first one ...', false (reader 7): when torch raises this error the
+    output itself has requires_grad=False, so walking back the first such tensor is always the output.
+    Counter-cases: the cut made by detach(), by no_grad(), and by .item() turned back into a tensor."""
+    assert_on_page(PAGE, "on the way from the\nparameters to the output: the first one with `requires_grad=False`")
+
+    def under_no_grad(h):
+        with torch.no_grad():
+            return h * 1
+
+    w = torch.randn(3, requires_grad=True)
+    for cut in (lambda h: h.detach(), under_no_grad, lambda h: torch.tensor(h.sum().item())):
+        h = w * 2
+        c = cut(h)
+        loss = (c * 3).sum()
+        flags = [t.requires_grad for t in (w, h, c, loss)]
+        assert flags[-1] is False  # the output: a walk back would stop there at once
+        assert flags.index(False) == 2  # walking forward, the first False is the cut

@@ -87,7 +87,7 @@ def test_a_hook_that_only_looks_returns_none_and_keeps_the_gradient():
     only looks returns `None`, which keeps the gradient as it was'. Counter-cases: an element-wise change
     keeps the shape and is accepted, and so is a tensor of that shape, dtype, device and layout that is
     not contiguous (an expanded row)."""
-    assert_on_page(HOOK_PAGE, "A tensor of the gradient's shape, dtype, device and layout, or `None`.")
+    assert_on_page(HOOK_PAGE, "A tensor of the gradient's shape, dtype, device and layout, or `None`;")
     strided = _backward_with_hook(lambda g: torch.full((1,), 3.0).expand(4), False)
     assert torch.equal(strided, torch.full((4,), 6.0))
     assert_on_page(HOOK_PAGE, "a hook that only looks returns `None`, which keeps the gradient as it was")
@@ -96,3 +96,23 @@ def test_a_hook_that_only_looks_returns_none_and_keeps_the_gradient():
         grad = _backward_with_hook(lambda g: seen.append(g.shape), leaf)
         assert torch.equal(grad, torch.full((4,), 1.0 if leaf else 2.0))
     assert torch.equal(_backward_with_hook(lambda g: g.clamp(-1, 1) * 0.5, False), torch.ones(4))
+
+
+def test_a_hook_that_got_none_may_return_only_none():
+    """Sentence: 'a hook that got `None` may return only `None`'. Before, without it, loose (reader 7): a
+    hook on chunk()'s unused output gets None, and a tensor it returns raises. Counter-cases: returning
+    None there passes; on a leaf's sibling output used by the loss a tensor is accepted."""
+    assert_on_page(HOOK_PAGE, "a hook that got `None` may return\nonly `None`.")
+    x = torch.randn(4, requires_grad=True)
+    used, unused = (x * 1).chunk(2)
+    unused.register_hook(lambda g: torch.zeros(2))
+    message = raises(lambda: used.sum().backward())
+    assert "can't replace a None gradient with a non-None value" in message
+    used, unused = (x * 1).chunk(2)
+    got = []
+    unused.register_hook(lambda g: got.append(g))
+    used.sum().backward()
+    assert got == [None]
+    used, unused = (x * 1).chunk(2)
+    used.register_hook(lambda g: torch.zeros(2))
+    (used.sum() + unused.sum()).backward()
