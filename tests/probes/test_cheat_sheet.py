@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from tests.conftest import ROOT
+from tests.probes._compile import Net
 from tests.probes._sentence import sentence_marker
 
 PAGE = ROOT / "docs" / "cheat-sheet.md"
@@ -417,39 +418,18 @@ def test_the_non_leaf_warning_is_silenced():
     assert warned("plain", "some other message")
 
 
-class _Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.l1, self.l2 = nn.Linear(4, 8), nn.Linear(8, 2)
-
-    def forward(self, x):
-        return self.l2(self.l1(x).relu())
-
-
-@pytest.fixture
-def fresh_dynamo():
-    """A fresh compile cache, and the hook-guard setting restored afterwards."""
-    import torch._dynamo
-
-    skip = torch._dynamo.config.skip_nnmodule_hook_guards
-    torch.compiler.reset()
-    yield torch._dynamo.config
-    torch._dynamo.config.skip_nnmodule_hook_guards = skip
-    torch.compiler.reset()
-
-
 @said(
     "hooks on parameters and on the compiled model's output; for module hooks, and tensor hooks from forward "
     "hooks, `torch._dynamo.config.skip_nnmodule_hook_guards = False` before compiling"
 )
-def test_hooks_that_work_under_torch_compile(fresh_dynamo):
+def test_hooks_that_work_under_torch_compile(dynamo):
     """Before: 'register them before compiling', which faq/compile.md's part 4 breaks (reader 5, F4): a full
     backward hook on the submodule of a second instance, registered before compiling it, never fires.
     Counter-cases, backend "aot_eager" as on the FAQ: default guards, parameter hooks on a second instance
     and hooks registered after the first compiled call; guards off, module hooks (and a tensor hook from a
     forward hook) on a second instance's submodule and on a submodule after the first compiled call."""
     x = torch.randn(3, 4)
-    first = _Net()
+    first = Net()
     compiled = torch.compile(first, backend="aot_eager")
     compiled(x).sum().backward()
     fired = []
@@ -457,7 +437,7 @@ def test_hooks_that_work_under_torch_compile(fresh_dynamo):
     out = compiled(x)
     out.register_hook(lambda g: fired.append("output hook"))
     out.sum().backward()
-    second = _Net()
+    second = Net()
     second.l2.weight.register_hook(lambda g: fired.append("second's parameter hook"))
     second.l2.bias.register_post_accumulate_grad_hook(lambda p: fired.append("post-accumulate hook"))
     torch.compile(second, backend="aot_eager")(x).sum().backward()
@@ -465,15 +445,15 @@ def test_hooks_that_work_under_torch_compile(fresh_dynamo):
         ["late parameter hook", "output hook", "second's parameter hook", "post-accumulate hook"]
     )
     torch.compiler.reset()
-    fresh_dynamo.skip_nnmodule_hook_guards = False
-    first = _Net()
+    dynamo.skip_nnmodule_hook_guards = False
+    first = Net()
     compiled = torch.compile(first, backend="aot_eager")
     compiled(x).sum().backward()
     fired = []
     first.l2.register_forward_hook(lambda *args: fired.append("later forward hook"))
     first.l2.register_full_backward_hook(lambda *args: fired.append("later backward hook"))
     compiled(x).sum().backward()
-    second = _Net()
+    second = Net()
 
     def hook_the_output(module, inputs, output):
         output.register_hook(lambda g: fired.append("tensor hook"))

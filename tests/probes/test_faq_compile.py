@@ -4,34 +4,12 @@ call (the page says "before the first compiled call"), a hook removed while the 
 
 from __future__ import annotations
 
-import pytest
 import torch
-import torch.nn as nn
 
+from tests.probes._compile import Net
 from tests.probes._sentence import assert_on_page
 
 PAGE = "faq/compile.md"
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.l1, self.l2 = nn.Linear(4, 8), nn.Linear(8, 2)
-
-    def forward(self, x):
-        return self.l2(self.l1(x).relu())
-
-
-@pytest.fixture
-def dynamo():
-    """A fresh compile cache, and the hook-guard setting restored afterwards."""
-    import torch._dynamo
-
-    skip = torch._dynamo.config.skip_nnmodule_hook_guards
-    torch.compiler.reset()
-    yield torch._dynamo.config
-    torch._dynamo.config.skip_nnmodule_hook_guards = skip
-    torch.compiler.reset()
 
 
 def test_the_default_backend_is_inductor():
