@@ -139,8 +139,7 @@ def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str,
             f"{counts.get('same', 0)} examples print the same, "
             f"{counts.get('source-location', 0)} differ only in torch's C++ source locations, "
             f"{counts.get('behaviour', 0)} in behaviour, "
-            f"{counts.get('changed', 0) + counts.get('not run', 0)} changed since the report (not run under it)"
-            f"{exercise_words}."
+            f"{_not_run_words(counts)}{exercise_words}."
         )
     if not found:
         lines.append("- No report is committed yet.")
@@ -153,6 +152,15 @@ def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str,
         rows.append(f"| `{snippet}` | {shown_on} | " + " | ".join(cells) + " |")
     table = "\n".join(lines) + "\n\n" + "\n".join(rows) + "\n"
     return markdown.replace(MARKER, table).replace("{{ pinned_torch }}", pinned)
+
+
+def _not_run_words(counts: dict[str, int]) -> str:
+    # Most examples not run under an old report were added after it, not changed since.
+    changed = counts.get("changed", 0)
+    words = f"{changed + counts.get('not run', 0)} not run under it"
+    if changed:
+        words += f" ({changed} of them since {'it' if changed == 1 else 'they'} changed)"
+    return words
 
 
 def _exercise_words(root: Path, report: dict) -> str:
