@@ -156,11 +156,13 @@ def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str,
 
 def _not_run_words(counts: dict[str, int]) -> str:
     # Most examples not run under an old report were added after it, not changed since.
-    changed = counts.get("changed", 0)
-    words = f"{changed + counts.get('not run', 0)} not run under it"
-    if changed:
-        words += f" ({changed} of them since {'it' if changed == 1 else 'they'} changed)"
-    return words
+    changed, never = counts.get("changed", 0), counts.get("not run", 0)
+    since = "since it changed" if changed == 1 else "since they changed"
+    if not changed:
+        return f"{never} not run under it"
+    if not never:
+        return f"{changed} not run under it {since}"
+    return f"{changed + never} not run under it ({changed} of them {since})"
 
 
 def _exercise_words(root: Path, report: dict) -> str:
