@@ -11,8 +11,8 @@
   plugin would act on every test of the suite), launched with the network-isolation flags of
   shared/README.md; one shared context per configuration (desktop or phone, light or dark), whose
   one tab the tests take turns on (emptied to about:blank and given a fresh Guard for each test).
-  Every request to a host other than 127.0.0.1/localhost (or data:) is recorded and aborted with
-  `context.route`; console errors and page errors are recorded; each test ends with `guard.check()`,
+  Every request to a host other than 127.0.0.1/localhost (or data:) is recorded (and fails: the
+  resolver flag); console errors and page errors are recorded; each test ends with `guard.check()`,
   which fails listing all of them.
 - Without /usr/bin/chromium the tests skip with a message; with CI=true they fail instead.
 

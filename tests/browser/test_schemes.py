@@ -2,7 +2,7 @@
 
 Each page test reads the page's one visit in its configuration (page_visit.py) and checks it loaded
 cleanly: HTTP 200, zero console errors, zero uncaught page errors, zero requests to any host but
-127.0.0.1 (recorded and aborted), also after scrolling to the end. Then it checks the scheme is applied
+127.0.0.1 (recorded; Chromium fails them), also after scrolling to the end. Then it checks the scheme is applied
 (the body's scheme and a light or dark background).
 
 With SCREENSHOTS=1, every page is screenshotted (full page) in both schemes at 1280 px and at 375 px
