@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from fieldnotes.jobs import FIRST, Scheduler
+from fieldnotes.jobs import FIRST, Scheduler, preload
 from tests.conftest import ROOT
 
 
@@ -94,3 +94,17 @@ def test_examples_are_asked_for_in_the_order_the_pages_show_them():
         ("snippets/faq/a.py", 20.0),
         ("snippets/other/d.py", 20.0),
     ]
+
+
+def test_the_server_preloads_torch_only_for_examples_that_import_it(tmp_path):
+    """Catches torch preloaded for a project whose examples never import it (each build that runs one
+    would wait for torch's import), and torch not preloaded when a helper beside the examples imports it
+    (every run would import it again), or with the torch features off."""
+    snippets = tmp_path / "snippets" / "lesson"
+    snippets.mkdir(parents=True)
+    (snippets / "counts.py").write_text("import _helper\nprint(_helper.N)  # torch is not imported\n")
+    (snippets / "_helper.py").write_text("N = 1\n")
+    assert preload(tmp_path, torch=True) == ()
+    (snippets / "_helper.py").write_text("from torch import nn\n\nN = 1\n")
+    assert preload(tmp_path, torch=True) == ("torch",)
+    assert preload(tmp_path, torch=False) == ()

@@ -9,7 +9,7 @@ from pathlib import Path
 from fieldnotes import blocks, runner
 from fieldnotes.config import docs_dir, project_config
 from fieldnotes.examples import Example
-from fieldnotes.jobs import Scheduler
+from fieldnotes.jobs import Scheduler, preload
 
 
 def time_limits(root: Path) -> dict[str, float]:
@@ -28,7 +28,7 @@ def run_examples(root: Path, examples: list[Example]) -> dict[str, runner.Run | 
     """Each example's run, or its timeout, by snippet, in the order given."""
     config = project_config(root)
     limits = time_limits(root)
-    scheduler = Scheduler(root, preload=("torch",) if config.torch else ())
+    scheduler = Scheduler(root, preload=preload(root, config.torch))
     futures = {e.snippet: scheduler.submit(e.snippet, limits.get(e.snippet, config.timeout)) for e in examples}
     scheduler.close()
     return {snippet: _outcome(future) for snippet, future in futures.items()}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -20,11 +21,26 @@ from pathlib import Path
 from typing import TypeVar
 
 from fieldnotes import runner
+from fieldnotes.examples import SNIPPETS_DIR
 
 T = TypeVar("T")
 FIRST = float("inf")
 """The priority of a run the build waits for before it can go on (a diagram: the pages' notebooks
 are made with it), or of one without a time limit."""
+
+
+_IMPORTS_TORCH = re.compile(r"^[ \t]*(?:from|import)[ \t]+torch\b", re.MULTILINE)
+
+
+def preload(root: Path, torch: bool) -> tuple[str, ...]:
+    """What the fork server imports once for all runs: torch, when the torch features are on and a file
+    under snippets/ imports it. A project whose examples never import torch would pay for its import at
+    each build that runs one, for nothing."""
+    if torch and any(
+        _IMPORTS_TORCH.search(path.read_text(encoding="utf-8")) for path in (root / SNIPPETS_DIR).rglob("*.py")
+    ):
+        return ("torch",)
+    return ()
 
 
 class Scheduler:

@@ -57,7 +57,7 @@ from fieldnotes.examples import SNIPPETS_DIR, project_examples
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
-from fieldnotes.jobs import Scheduler
+from fieldnotes.jobs import Scheduler, preload
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.render.output_lines import mark_output_lines
@@ -113,7 +113,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
-        self.scheduler = Scheduler(build.root, preload=("torch",) if torch else ())
+        self.scheduler = Scheduler(build.root, preload=preload(build.root, torch))
         self.versions = self.api_page = None
         if torch:
             from fieldnotes.torch.api_page import ApiIndexPage
