@@ -37,11 +37,11 @@ def leaf_by_how_it_was_made(run: Run):
     **How a tensor is made decides whether it is a leaf.** An
     operation returning its input changes nothing. Outside inference
     mode and its tensors, any other floating or complex result is a
-    non-leaf when autograd records it: grad mode is on and an input
-    requires grad. Other tensors are leaves; `requires_grad=True`
-    (`nn.Parameter`'s default) makes one require grad. A view taken
-    with grad mode off requires grad when its base does.
-    [Exceptions](/rules.md#operators). See [What makes a
+    non-leaf when autograd records it, which it does only with grad
+    mode on and an input requiring grad. Other tensors are leaves;
+    `requires_grad=True` (`nn.Parameter`'s default) makes one require
+    grad. A view taken with grad mode off requires grad when its base
+    does. [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
     --8<-- [end:rule-1]

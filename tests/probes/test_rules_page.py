@@ -223,9 +223,10 @@ def test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does
 
 def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_operators():
     """Rule 1: 'An operation returning its input changes nothing. Outside inference mode and its tensors,
-    any other floating or complex result is a non-leaf when autograd records it: grad mode is on and an
-    input requires grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
-    histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself) broke. Tried on every op_db entry, on a
+    any other floating or complex result is a non-leaf when autograd records it, which it does only with
+    grad mode on and an input requiring grad.' Before, a hand-written list of exceptions, which x.cpu(),
+    x.float(), atleast_1d(x) (x itself), histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself)
+    broke. Tried on every op_db entry, on a
     leaf requiring grad, grad mode on: the exceptions are the lists the page prints."""
     import torch
 
@@ -252,8 +253,8 @@ def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_oper
 
 
 def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
-    """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it: grad mode is on
-    and an input requires grad. Other tensors are leaves'. Before: 'floating'
+    """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it, which it does
+    only with grad mode on and an input requiring grad. Other tensors are leaves'. Before: 'floating'
     only, which a complex leaf z requiring grad breaks: z * 2 (complex) and z.abs() (floating, from no
     floating input) are non-leaves. Tried on every op_db entry's first complex64 CPU sample."""
     import warnings
@@ -263,7 +264,7 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
 
     from tests.probes import _op_sweep
 
-    rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and an input")
+    rule_says("floating or complex result is a non-leaf when autograd records it, which it does only with grad")
     z = torch.randn(2, dtype=torch.cfloat, requires_grad=True)
     assert not (z * 2).is_leaf and not z.abs().is_leaf and z.abs().is_floating_point()
     checked = 0
@@ -341,6 +342,49 @@ def test_rule_9_a_write_torch_does_not_make_is_not_seen():
     assert "modified by an inplace operation" in raises(loss.backward)
 
 
+def test_rule_1_recording_needs_grad_mode_on_and_an_input_requiring_grad():
+    """Rule 1: '... is a non-leaf when autograd records it, which it does only with grad mode on and an
+    input requiring grad.' Before: '... when autograd records it: grad mode is on and an input requires
+    grad', which read as what recording is, and five everyday ways to get a floating tensor from a leaf
+    that requires grad, grad mode on, break (reader 8, F2): `detach()`, `.data`, `copy.deepcopy()`,
+    `torch.tensor(x)` and `x.new_tensor(x)` record nothing and give leaves (none of them is an op_db
+    entry, so no exception list names them). Counter-cases for 'only': every op_db entry run with grad
+    mode on on inputs of which none requires grad, then on a leaf that requires grad under `no_grad()`
+    and under `set_grad_enabled(False)`: every result is a leaf (or the input itself)."""
+    import copy
+    import warnings
+
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("is a non-leaf when autograd records it, which it does only with grad mode on and an input")
+    rule_says("which it does only with grad mode on and an input requiring grad. Other tensors are leaves;")
+    x = torch.randn(3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.tensor(x) advises clone().detach()
+        unrecorded = {
+            "detach()": x.detach(),
+            ".data": x.data,
+            "copy.deepcopy()": copy.deepcopy(x),
+            "torch.tensor(x)": torch.tensor(x),
+            "x.new_tensor(x)": x.new_tensor(x),
+        }
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    for name, t in unrecorded.items():
+        assert t is not x and t.is_floating_point() and t.is_leaf and t.grad_fn is None, name
+    assert unrecorded["copy.deepcopy()"].requires_grad  # a leaf that requires grad, as x did
+    results = 0
+    cases = ((False, torch.enable_grad), (True, torch.no_grad), (True, lambda: torch.set_grad_enabled(False)))
+    for name, entry, sample in _op_sweep.entries():
+        for requires_grad, context in cases:
+            x = _op_sweep.fresh(sample.input, requires_grad)
+            for r in _op_sweep.run(entry.op, sample, x, context()) or ():
+                results += 1
+                assert r is x or (r.is_leaf and r.grad_fn is None), (name, requires_grad, context)
+    assert torch.is_grad_enabled() and results >= 3 * 600, results
+
+
 def test_rule_1_a_parameter_requires_grad_by_default_only():
     """Rule 1: 'Other tensors are leaves; `requires_grad=True` (`nn.Parameter`'s default) makes one require
     grad.' Before: '`requires_grad=True` and `nn.Parameter` make one that requires grad',
@@ -363,7 +407,8 @@ def test_rule_1_a_parameter_requires_grad_by_default_only():
 
 def test_rule_1_leaves_out_inference_mode_and_its_tensors():
     """Rule 1: 'Outside inference mode and its tensors, any other floating or complex result is a non-leaf
-    when autograd records it: grad mode is on and an input requires grad.' Before: without 'Outside
+    when autograd records it, which it does only with grad mode on and an input requiring grad.' (Until
+    reader 8: '... when autograd records it: grad mode is on and an input requires grad.') Before: without 'Outside
     inference mode and its tensors', and 'a floating or complex input', which two cases break (reader 4,
     F5): `enable_grad()` inside `inference_mode()` (grad mode on, nothing recorded) and an inference tensor
     made with requires_grad=True, viewed outside inference mode (a leaf). Counter-cases: those, and that
