@@ -119,15 +119,16 @@ def only_in_place_ops_change_leafness(run: Run):
     """Rule 2, as every page shows it:
 
     --8<-- [start:rule-2]
-    **What turns an existing leaf into a non-leaf.** An in-place
-    operation that autograd records. It makes non-leaves of its target
-    and of the other views of its memory and their base, if none was
-    taken with grad mode off. Operations out of place,
-    `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad`
-    change no tensor's leafness, but a view taken, grad mode on,
-    before its base required grad is a non-leaf once the base does and
-    its `_version` has moved since. [Exceptions](/rules.md#operators);
-    [rule 2, checked](/rules.md#rule-2).
+    **What turns an existing leaf into a non-leaf.** A recorded
+    in-place operation makes non-leaves of its target, its memory's
+    other views and their base, if none was taken with grad mode off.
+    Out-of-place operations, `requires_grad_()`, `retain_grad()`,
+    hooks, `.data` and `.grad` change no tensor's leafness, but a view
+    taken, grad mode on, before its base required grad is a non-leaf
+    once the base does and its `_version` has moved since. `detach_()`
+    makes a non-leaf a leaf; views refuse it.
+    [Exceptions](/rules.md#operators); [rule 2,
+    checked](/rules.md#rule-2).
     --8<-- [end:rule-2]
 
     It speaks of:

@@ -428,9 +428,11 @@ def test_rule_1_leaves_out_inference_mode_and_its_tensors():
 
 
 def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken_with_grad_mode_off():
-    """Rule 2: 'It makes non-leaves of its target and of the other views of its memory and their base, if
-    none was taken with grad mode off.' (Until reader 5: '... of the tensors sharing its memory as views
-    (its base, the base's other views), ...', the same words, longer.) Before: without 'if none was taken
+    """Rule 2: 'A recorded in-place operation makes non-leaves of its target, its memory's other views and
+    their base, if none was taken with grad mode off.' (Until reader 8: 'An in-place operation that
+    autograd records. It makes non-leaves of its target and of the other views of its memory and their
+    base, ...', and until reader 5: '... of the tensors sharing its memory as views (its base, the base's
+    other views), ...', the same words, longer.) Before: without 'if none was taken
     with grad mode off', which a view taken under no_grad() breaks (reader 4, F4): after the write it is
     no non-leaf, and reading it raises; so does a view of it taken with grad mode on. Tried on every view
     op_db's operators return, with grad mode on, of a base a recorded write then changes (through the base
@@ -441,7 +443,8 @@ def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken
 
     from tests.probes import _op_sweep
 
-    rule_says("target and of the other views of its memory and their base, if none was taken with grad mode off.")
+    rule_says("A recorded in-place operation makes non-leaves of its target, its memory's other views and their")
+    rule_says("its memory's other views and their base, if none was taken with grad mode off.")
     w = torch.randn(3, requires_grad=True)
     x = torch.zeros(3)
     with torch.no_grad():
@@ -518,31 +521,46 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     assert order(lambda a: (a * 3)[:1], lambda b: b._base.mul_(2)) == (["after"], False)
 
 
-def test_rule_2_operations_out_of_place_change_no_leafness():
-    """Rule 2: 'Operations out of place ... change no tensor's leafness'. Before: 'Nothing else changes
-    leafness', which `b.detach_()` on a non-leaf `b` breaks (then the words said what `detach_()` does;
-    cut with reader 5's F1, to make room: the rule is about what makes a leaf a non-leaf, and `detach_()`
-    is not in the list). Tried on the inputs of every op_db entry; `detach_()` still makes a leaf."""
+def test_rule_2_operations_out_of_place_change_no_leafness_and_detach__makes_a_leaf():
+    """Rule 2: 'Out-of-place operations, ... change no tensor's leafness' and '`detach_()` makes a non-leaf
+    a leaf; views refuse it.' Before: without the `detach_()` sentence, loose (reader 8, L2): with rule 1,
+    the words let leafness change only from leaf to non-leaf, through a recorded in-place operation, while
+    `detach_()`, in place but not recorded, turns a non-leaf into a leaf (common on an RNN's hidden state).
+    Earlier: 'Nothing else changes leafness', which `b.detach_()` broke; the words then said what
+    `detach_()` does, and that was cut with reader 5's F1 to make room. (To fit 80 words now, 'An in-place
+    operation that autograd records. It makes non-leaves of its target and of the other views of its
+    memory' became 'A recorded in-place operation makes non-leaves of its target, its memory's other
+    views', and 'Operations out of place' 'Out-of-place operations'.) Tried on the inputs of every op_db
+    entry (their leafness unchanged by the operation), then on each result: `detach_()` makes a leaf that
+    does not require grad of each non-leaf that is not a view, and raises on each view, leaf or not; a
+    non-leaf base whose view stays a non-leaf. The programs have no `detach_()`: this probe backs it."""
     import torch
 
     from tests.probes import _op_sweep
 
-    rule_says("Operations out of place, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
+    rule_says("Out-of-place operations, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
+    rule_says("`detach_()` makes a non-leaf a leaf; views refuse it.")
     b = torch.randn(3, requires_grad=True) * 2
+    v = b[:2]
     b.detach_()
-    assert b.is_leaf and not b.requires_grad
-    detached = 0
+    assert b.is_leaf and not b.requires_grad and not v.is_leaf
+    assert "Can't detach views in-place" in raises(v.detach_)
+    detached = refused = 0
     for name, entry, sample in _op_sweep.entries():
         for requires_grad in (True, False):
             x = _op_sweep.fresh(sample.input, requires_grad)
             before = (x.is_leaf, x.requires_grad)
             results = _op_sweep.run(entry.op, sample, x)
             assert (x.is_leaf, x.requires_grad) == before, name
-            for r in [r for r in results or () if r is not x and not r.is_leaf and not r._is_view()]:
-                r.detach_()
-                detached += 1
-                assert r.is_leaf and not r.requires_grad and r.grad_fn is None, name
-    assert detached >= 400
+            for r in [r for r in results or () if r is not x]:
+                if r._is_view():
+                    refused += 1
+                    assert "Can't detach views in-place" in raises(r.detach_), name
+                elif not r.is_leaf:
+                    r.detach_()
+                    detached += 1
+                    assert r.is_leaf and not r.requires_grad and r.grad_fn is None, name
+    assert detached >= 400 and refused >= 100, (detached, refused)
 
 
 def test_rule_9_in_place_on_a_leaf_requiring_grad_or_a_view_of_one_raises():
