@@ -759,27 +759,55 @@ def test_rule_10_retain_grad_on_a_leaf_does_nothing():
     assert off.grad is None and late.grad is None
 
 
-def test_rule_4_no_gradient_flows_into_a_view_taken_with_grad_mode_off():
-    """Rule 4: '... the leaves requiring grad and the `retain_grad()` tensors that a gradient flows into
-    (never a view taken with grad mode off).' Before, without the parenthesis, true but loose (reader 6):
-    such a view is a leaf that requires grad on the loss's path, and gets no `.grad`, nor does its base.
-    Counter-cases: a slice, `view()` and `t()` of a leaf that requires grad, under no_grad() and
-    set_grad_enabled(False), with and without retain_grad(); the same view taken with grad mode on (a
-    non-leaf: the base gets its gradient)."""
+def test_rule_4_a_view_taken_with_grad_mode_off_needs_its_own_requires_grad():
+    """Rule 4: 'A view taken with grad mode off needs its own `requires_grad=True` first.' Before: '... the
+    leaves requiring grad and the `retain_grad()` tensors that a gradient flows into (never a view taken
+    with grad mode off)', false (reader 8, F1): once such a view calls `requires_grad_()` (or is set
+    `requires_grad = True`, though it already reads True) it is still a view of the same base, and
+    backward() fills its `.grad` (/tmp/reader8/p2.py), which the site's own fix for a weight (transform it
+    under no_grad(), then `requires_grad_()`) meets whenever the transform is a view. (The words say
+    `requires_grad=True`, not `requires_grad_()`: with `requires_grad_` on the five pages that show rule 4,
+    the site's search put leaf-vs-intermediate before faq/training-loop for 'requires_grad_(False) vs
+    no_grad vs detach', tests/test_faq.py. To fit 80 words, '; no other leaf' after the `inputs=` clause
+    went: 'Every other `.grad` stays as it was' says it.) Before that, without the parenthesis, true but
+    loose (reader 6): such a view is a leaf that requires grad on the loss's path, and gets no `.grad`, nor
+    does its base. Counter-cases: a slice, `view()` and `t()` of a leaf that requires grad, under no_grad()
+    and set_grad_enabled(False), with and without retain_grad(), listed in `inputs=` or not, the flag set
+    either way: no `.grad` before, one after, for a use recorded after (not for one recorded before), and
+    still none for the base; the same view taken with grad mode on (a non-leaf: the base gets its
+    gradient). test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does tries
+    `requires_grad_()` on every no_grad() view op_db's operators return."""
     import torch
 
-    rule_says("that a gradient flows into (never a view taken with grad mode off)")
+    rule_says("A view taken with grad mode off needs its own `requires_grad=True` first.")
+
+    def set_attribute(v):
+        v.requires_grad = True
+
     for take in (lambda b: b[:2], lambda b: b.view(-1), lambda b: b.t()):
         for off in (torch.no_grad, lambda: torch.set_grad_enabled(False)):
             for retain in (False, True):
-                base = torch.ones(2, 2, requires_grad=True)
-                with off():
-                    v = take(base)
-                assert v.is_leaf and v.requires_grad
-                if retain:
-                    v.retain_grad()
-                (v * 2).sum().backward()
-                assert v.grad is None and base.grad is None
+                for listed in (False, True):
+                    for flag in (lambda v: v.requires_grad_(), set_attribute):
+                        base = torch.ones(2, 2, requires_grad=True)
+                        with off():
+                            v = take(base)
+                        assert v.is_leaf and v.requires_grad
+                        if retain:
+                            v.retain_grad()
+
+                        def backward(loss, v=v, listed=listed):
+                            loss.backward(inputs=[v]) if listed else loss.backward()
+
+                        early = (v * 3).sum()
+                        backward((v * 2).sum())
+                        assert v.grad is None and base.grad is None
+                        flag(v)
+                        assert v.is_leaf and v._is_view() and v._base is base
+                        backward(early)
+                        assert v.grad is None  # a use recorded before the flag was set
+                        backward((v * 2).sum())
+                        assert torch.equal(v.grad, torch.full_like(v, 2.0)) and base.grad is None
         base = torch.ones(2, 2, requires_grad=True)
         (take(base) * 2).sum().backward()
         assert base.grad is not None
