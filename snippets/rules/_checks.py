@@ -27,7 +27,10 @@ def base_requires_grad(step: Step, view) -> bool:
 
 
 def recorded(step: Step) -> bool:
-    """Autograd records an operation when grad mode is on and one of its tensor inputs requires grad."""
+    """Whether grad mode is on and one of the line's tensor inputs requires grad, which rule 1 says recording
+    needs. For the programs' floating operations (their ops, views, copies, chunk(), in-place writes and
+    module calls) it is enough too; rule 1's check takes the others (factories, integer results, detach(),
+    .data) apart, as autograd records none of them."""
     inputs = step.line.inputs + ((step.line.target,) if step.line.kind == "inplace" else ())
     return step.line.grad_mode and any(step.before[name].requires_grad for name in inputs)
 

@@ -37,11 +37,11 @@ def leaf_by_how_it_was_made(run: Run):
     **How a tensor is made decides whether it is a leaf.** An
     operation returning its input changes nothing. Outside inference
     mode and its tensors, any other floating or complex result is a
-    non-leaf when autograd records it: grad mode is on and an input
-    requires grad. Other tensors are leaves; `requires_grad=True`
-    (`nn.Parameter`'s default) makes one require grad. A view taken
-    with grad mode off requires grad when its base does.
-    [Exceptions](/rules.md#operators). See [What makes a
+    non-leaf when autograd records it, which it does only with grad
+    mode on and an input requiring grad. Other tensors are leaves;
+    `requires_grad=True` (`nn.Parameter`'s default) makes one require
+    grad. A view taken with grad mode off requires grad when its base
+    does. [Exceptions](/rules.md#operators). See [What makes a
     leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
     checked](/rules.md#rule-1).
     --8<-- [end:rule-1]
@@ -119,15 +119,16 @@ def only_in_place_ops_change_leafness(run: Run):
     """Rule 2, as every page shows it:
 
     --8<-- [start:rule-2]
-    **What turns an existing leaf into a non-leaf.** An in-place
-    operation that autograd records. It makes non-leaves of its target
-    and of the other views of its memory and their base, if none was
-    taken with grad mode off. Operations out of place,
-    `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad`
-    change no tensor's leafness, but a view taken, grad mode on,
-    before its base required grad is a non-leaf once the base does and
-    its `_version` has moved since. [Exceptions](/rules.md#operators);
-    [rule 2, checked](/rules.md#rule-2).
+    **What turns an existing leaf into a non-leaf.** A recorded
+    in-place operation makes non-leaves of its target, its memory's
+    other views and their base, if none was taken with grad mode off.
+    Out-of-place operations, `requires_grad_()`, `retain_grad()`,
+    hooks, `.data` and `.grad` change no tensor's leafness, but a view
+    taken, grad mode on, before its base required grad is a non-leaf
+    once the base does and its `_version` has moved since. `detach_()`
+    makes a non-leaf a leaf; views refuse it.
+    [Exceptions](/rules.md#operators); [rule 2,
+    checked](/rules.md#rule-2).
     --8<-- [end:rule-2]
 
     It speaks of:
@@ -245,13 +246,14 @@ def who_gets_a_grad_from_backward(run: Run):
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
     the leaves requiring grad and the `retain_grad()` tensors that a
-    gradient flows into (never a view taken with grad mode off). With
-    `backward(inputs=[...])`: the listed tensors a gradient flows into
-    (a non-leaf too) and the `retain_grad()` tensors between the
-    output and a listed one; no other leaf. Every other `.grad` stays
-    as it was, unless a hook of yours writes it. A tensor the pass
-    reaches without a gradient gets none. See [Why `.grad` is
-    None](/grad-is-none.md); [rule 4, checked](/rules.md#rule-4).
+    gradient flows into. With `backward(inputs=[...])`: the listed
+    tensors a gradient flows into (a non-leaf too) and the
+    `retain_grad()` tensors between the output and a listed one. A
+    view taken with grad mode off needs its own `requires_grad=True`
+    first. Every other `.grad` stays as it was, unless a hook of yours
+    writes it. A tensor the pass reaches without a gradient gets none.
+    See [Why `.grad` is None](/grad-is-none.md); [rule 4,
+    checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
     It speaks of:
@@ -265,6 +267,8 @@ def who_gets_a_grad_from_backward(run: Run):
     - retain_grad() on a tensor off the loss's path
     - chunk()
     - a .grad set before backward()
+    - a view taken under no_grad()
+    - requires_grad_()
     """
     for step in run.steps:
         if step.line.kind != "backward" or step.error:

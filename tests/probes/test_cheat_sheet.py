@@ -368,9 +368,14 @@ def test_the_first_hook_sees_the_gradient_before_the_others():
     assert order == ["first after", "before the write"]
 
 
-@said("a forward hook that calls `output.register_hook(fn)` when `output.requires_grad` (not under `no_grad()`)")
+@said(
+    "a forward hook that calls `output.register_hook(fn)` when `output.requires_grad` (not under `no_grad()`), "
+    "and returns `output.clone()` when `output` is a view (`nn.Linear` on a 3-D input returns one)"
+)
 def test_a_forward_hook_hooks_the_output_only_when_it_requires_grad():
-    """Counter-case: an evaluation pass under no_grad() with the hook registered."""
+    """Counter-cases: an evaluation pass under no_grad() with the hook registered; a 3-D input, whose
+    `nn.Linear` output is a view, with and without the clone returned. Before: without the clause on a
+    view (reader 8, L4): there the hook never fires, and nothing says so."""
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 2))
     seen = []
 
@@ -382,15 +387,26 @@ def test_a_forward_hook_hooks_the_output_only_when_it_requires_grad():
         model(torch.randn(3, 4))
     handle.remove()
 
-    def guarded(module, inputs, output):
+    def guarded(module, inputs, output, clone=True):
         if output.requires_grad:
             output.register_hook(seen.append)
+            if clone and output._is_view():
+                return output.clone()
+        return None
 
-    model[0].register_forward_hook(guarded)
+    handle = model[0].register_forward_hook(guarded)
     with torch.no_grad():
         model(torch.randn(3, 4))
     model(torch.randn(3, 4)).sum().backward()
     assert len(seen) == 1 and seen[0].shape == (3, 8)
+    model(torch.randn(2, 3, 4)).sum().backward()
+    assert len(seen) == 2 and seen[1].shape == (2, 3, 8)
+    handle.remove()
+    x = torch.randn(2, 3, 4)
+    assert nn.Linear(4, 8)(x)._is_view() and not nn.Linear(4, 8)(torch.randn(3, 4))._is_view()
+    model[0].register_forward_hook(lambda *args: guarded(*args, clone=False))
+    model(x).sum().backward()
+    assert len(seen) == 2 and model[0].weight.grad is not None  # the hook never ran
 
 
 @said("`retain_grad()`, or read the leaf; a precise `warnings.filterwarnings` as a last resort")

@@ -120,3 +120,56 @@ def test_the_full_hook_takes_the_same_fn_but_not_the_same_model():
     layer.register_full_backward_hook(lambda module, grad_input, grad_output: None)
     with torch.no_grad():
         assert not nn.Sequential(layer, nn.ReLU(inplace=True))(torch.randn(3, 4)).requires_grad
+
+
+def _forward_hooked(x: torch.Tensor, *, clone: bool = False) -> tuple[bool, list, torch.Tensor, list]:
+    """The page's model with the forward-hook fix on its first layer (returning `output.clone()` if asked):
+    whether that layer's output was a view, what the tensor hook got, d loss / d output computed without
+    the in-place ReLU, and the warnings the pass gave."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 2))
+    got, view = [], []
+
+    def hook_output(module, inputs, output):
+        if output.requires_grad:
+            view.append(output._is_view())
+            output.register_hook(got.append)
+            if clone:
+                return output.clone()
+        return None
+
+    handle = model[0].register_forward_hook(hook_output)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model(x).sum().backward()
+    handle.remove()
+    assert model[0].weight.grad is not None
+    h = model[0](x)
+    (expected,) = torch.autograd.grad(model[2](torch.relu(h)).sum(), [h])
+    return view[0], got, expected, [str(w.message) for w in caught]
+
+
+def test_the_forward_hook_fix_needs_an_output_that_is_not_a_view():
+    """Sentences: '**The fix** that leaves the model alone, for a module whose output is not a view: ...
+    register a *forward* hook that hooks the output tensor itself ... it receives the gradient with respect
+    to the module's output', 'An `nn.Linear` given a 3-D input returns a view (`output._is_view()` is how to
+    check). A hook on a view does not run for its uses after an in-place write that moves its `_version`,
+    ..., so in a model like this one the hook never fires, and nothing warns. There, have the forward hook
+    also return `output.clone()`: ... the hook on `output` receives the gradient with respect to the
+    module's output'. Before: 'The fix that leaves the model alone: ...', false (reader 8, F3): with the
+    page's model given a 3-D input the tensor hook never fires, with no error and no warning, while the
+    weights still get their gradients (/tmp/reader8/p15.py). Counter-cases: the page's 2-D input (not a
+    view: the hook gets d loss / d output), the 3-D input (a view: nothing), the 3-D input with the clone
+    returned (the hook gets d loss / d output again)."""
+    assert_on_page(PAGE, "**The fix** that leaves the model alone, for a module whose output is not a view:")
+    assert_on_page(PAGE, "An `nn.Linear` given a 3-D input returns a view (`output._is_view()` is how to check).")
+    assert_on_page(PAGE, "A hook on a view does not run for its uses after an in-place write that moves its `_version`")
+    assert_on_page(PAGE, "so in a model like this one the hook never fires, and nothing warns.")
+    assert_on_page(PAGE, "There, have the forward hook also return `output.clone()`: the in-place ReLU then writes the")
+    assert_on_page(PAGE, "the hook on `output` receives the gradient with respect to the module's output")
+    view, got, expected, warned = _forward_hooked(torch.randn(3, 4))
+    assert not view and len(got) == 1 and torch.equal(got[0], expected) and not warned
+    view, got, expected, warned = _forward_hooked(torch.randn(2, 3, 4))
+    assert view and got == [] and not warned
+    view, got, expected, warned = _forward_hooked(torch.randn(2, 3, 4), clone=True)
+    assert view and len(got) == 1 and torch.equal(got[0], expected) and not warned

@@ -189,14 +189,17 @@ def test_hook_order_unless_the_tensor_changed_in_place_in_between():
 
 
 def test_hooks_do_not_all_move_with_an_in_place_change():
-    """Sentence: 'An in-place operation that autograd records gives a tensor a new `grad_fn`, and the
-    tensor's hooks do not all move with it'. Before: 'An in-place operation gives ...', which one under
-    no_grad() breaks (reader 3, L5): the grad_fn stays, and every hook gets the same gradient, in the
+    """Sentence: 'For a tensor that is not a view, an in-place operation that autograd records gives the
+    tensor a new `grad_fn`, and its hooks do not all move with it'. Before: without 'For a tensor that is not
+    a view', loose (reader 8, L3): the section's hook registered before the change 'runs later', which on a
+    view it does not (test below), and faq/module-hooks.md cited the section for a module's output, a view
+    whenever `nn.Linear` is given a 3-D input. Before that: 'An in-place operation gives ...', which one
+    under no_grad() breaks (reader 3, L5): the grad_fn stays, and every hook gets the same gradient, in the
     order registered. Counter-case: that one."""
     assert_on_page(
         PAGE,
-        "An in-place operation that autograd records gives a tensor a new `grad_fn`, and the tensor's hooks do not"
-        " all move with it",
+        "For a tensor that is not a view, an in-place operation that autograd records gives the tensor a new"
+        " `grad_fn`, and its hooks do not all move with it",
     )
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
@@ -217,6 +220,52 @@ def test_hooks_do_not_all_move_with_an_in_place_change():
     assert b.grad_fn is not old
     (b * 5).backward()
     assert got == [("before", torch.tensor(10.0))]
+
+
+def test_a_view_s_hook_registered_before_a_write_does_not_run_for_later_uses():
+    """Sentence: 'A view is different: a hook registered on it before its `_version` moved, by an in-place
+    write to its memory through the view or not, does not run for uses of the view after that write.' New
+    with reader 8's L3 (the section said, of any tensor, that the earlier hook 'runs later'). Tried on a
+    slice and a `view()`, written through itself, its base and another view of the base, recorded and
+    under no_grad(). Counter-cases: a write through `.data` (the `_version` unmoved: the hook runs), a use
+    recorded before the write (the hook runs for it), no write. The view's `grad_fn` is read before any
+    write, and no hook is registered after one (torch 2.13.0 can crash there)."""
+    assert_on_page(PAGE, "A view is different: a hook registered on it before its `_version` moved, by an in-place")
+    assert_on_page(PAGE, "memory through the view or not, does not run for uses of the view after that write.")
+
+    def ran(take, write, *, no_grad=False, use_before=False) -> tuple[list, list]:
+        """What the view's hook got in a pass through a use after the write, and through one before it."""
+        a = torch.ones(4, requires_grad=True)
+        b = a * 3
+        v = take(b)
+        assert v._is_view() and v.grad_fn is not None  # read before any write
+        got = []
+        v.register_hook(lambda g: got.append(g.tolist()))
+        before = (v * 5).sum() if use_before else None
+        version = v._version
+        with torch.no_grad() if no_grad else torch.enable_grad():
+            write(b, v)
+        moved = v._version != version
+        (v * 7).sum().backward(retain_graph=True)
+        after, got[:] = list(got), []
+        if before is not None:
+            before.backward()
+        return moved, after, list(got)
+
+    writes = {
+        "itself": lambda b, v: v.mul_(2),
+        "its base": lambda b, v: b.mul_(2),
+        "another view": lambda b, v: b[2:].add_(1),
+    }
+    for take in (lambda b: b[:2], lambda b: b.view(2, 2)):
+        for name, write in writes.items():
+            for no_grad in (False, True):
+                moved, after, before = ran(take, write, no_grad=no_grad, use_before=True)
+                assert moved and after == [] and len(before) == 1, (name, no_grad)
+        moved, after, _ = ran(take, lambda b, v: v.data.mul_(2))
+        assert not moved and len(after) == 1
+        moved, after, _ = ran(take, lambda b, v: None)
+        assert not moved and len(after) == 1
 
 
 def test_a_leafs_tensor_hook_runs_before_the_gradient_is_added():

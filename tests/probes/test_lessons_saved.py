@@ -42,8 +42,9 @@ def packed(op, a, w) -> list[torch.Tensor]:
     return seen
 
 
-SAVES = "calls a function of yours with each tensor an operation saves (not with a Python number it saves"
-NOT_A_NUMBER = "(not with a Python number it saves, such as the `0.01` of `a * 0.01`)"
+SAVES = "calls a function of yours with each tensor an operation saves, but not with a Python number it saves"
+NOT_A_NUMBER = "but not with a Python number it saves as a tensor, such as the `0.01` of `a * 0.01`."
+FREED_TOO = "That number is freed all the same, so a second pass through `a * 0.01` raises."
 
 
 def leaves():
@@ -207,18 +208,33 @@ def test_saved_tensors_hooks_sees_every_saved_argument_and_result_of_every_opera
     with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
         b = a * 2
     assert seen == [] and torch.equal(b.grad_fn._saved_other, torch.tensor(2))
-    # '(not with a Python number it saves, such as the `0.01` of `a * 0.01`)'. Before: without it, and the
-    # `a + w  []` row read as 'saves nothing', which `a * 0.01` breaks (reader 4, L4): the hook sees [],
-    # yet its graph cannot be walked twice. Counter-cases: that, and `a / 2`.
+    # '..., but not with a Python number it saves as a tensor, such as the `0.01` of `a * 0.01`. That number
+    # is freed all the same, so a second pass through `a * 0.01` raises.' Before: '(not with a Python number
+    # it saves, such as the `0.01` of `a * 0.01`)', true but loose (reader 8, L1): a reader who lists what
+    # is saved with the hook finds nothing for `a * 0.01`, and rule 9 and retain-grad.md's 'a graph that
+    # saved nothing' then let them expect a second pass to work. Before that: without the parenthesis, and
+    # the `a + w  []` row read as 'saves nothing' (reader 4, L4). Counter-cases: `a * 0.01` and `a / 2`
+    # (the number, a 0-d tensor the hook never sees, is freed by the first pass: reading it raises, and so
+    # does a second pass); `a + 2`, whose number is saved as no tensor at all (`_saved_alpha`, a Python
+    # number), nor freed: a second pass works.
     assert_on_page(PAGE, NOT_A_NUMBER)
+    assert_on_page(PAGE, FREED_TOO)
     for make in (lambda t: t * 0.01, lambda t: t / 2):
         seen.clear()
         with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
             b = make(a)
-        assert seen == [] and b.grad_fn._saved_other.dim() == 0
+        assert seen == [] and isinstance(b.grad_fn._saved_other, torch.Tensor) and b.grad_fn._saved_other.dim() == 0
         b.sum().backward()
+        with pytest.raises(RuntimeError, match="already been freed"):
+            _ = b.grad_fn._saved_other
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             b.sum().backward()
+    seen.clear()
+    with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+        b = a + 2
+    assert seen == [] and not isinstance(b.grad_fn._saved_alpha, torch.Tensor)
+    b.sum().backward()
+    b.sum().backward()
     checked = packed_an_argument = unpacked_numbers = 0
     for entry, sample in _op_sweep.first_samples(lambda t: t):
         store, unpacked = [], []

@@ -223,9 +223,10 @@ def test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does
 
 def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_operators():
     """Rule 1: 'An operation returning its input changes nothing. Outside inference mode and its tensors,
-    any other floating or complex result is a non-leaf when autograd records it: grad mode is on and an
-    input requires grad.' Before, a hand-written list of exceptions, which x.cpu(), x.float(), atleast_1d(x) (x itself),
-    histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself) broke. Tried on every op_db entry, on a
+    any other floating or complex result is a non-leaf when autograd records it, which it does only with
+    grad mode on and an input requiring grad.' Before, a hand-written list of exceptions, which x.cpu(),
+    x.float(), atleast_1d(x) (x itself), histc(x) (a leaf) and as_tensor(x * 2) (that non-leaf itself)
+    broke. Tried on every op_db entry, on a
     leaf requiring grad, grad mode on: the exceptions are the lists the page prints."""
     import torch
 
@@ -252,8 +253,8 @@ def test_rule_1_a_recorded_floating_result_is_a_non_leaf_but_for_the_listed_oper
 
 
 def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
-    """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it: grad mode is on
-    and an input requires grad. Other tensors are leaves'. Before: 'floating'
+    """Rule 1: 'Any other floating or complex result is a non-leaf when autograd records it, which it does
+    only with grad mode on and an input requiring grad. Other tensors are leaves'. Before: 'floating'
     only, which a complex leaf z requiring grad breaks: z * 2 (complex) and z.abs() (floating, from no
     floating input) are non-leaves. Tried on every op_db entry's first complex64 CPU sample."""
     import warnings
@@ -263,7 +264,7 @@ def test_rule_1_a_recorded_complex_result_is_a_non_leaf():
 
     from tests.probes import _op_sweep
 
-    rule_says("floating or complex result is a non-leaf when autograd records it: grad mode is on and an input")
+    rule_says("floating or complex result is a non-leaf when autograd records it, which it does only with grad")
     z = torch.randn(2, dtype=torch.cfloat, requires_grad=True)
     assert not (z * 2).is_leaf and not z.abs().is_leaf and z.abs().is_floating_point()
     checked = 0
@@ -341,6 +342,49 @@ def test_rule_9_a_write_torch_does_not_make_is_not_seen():
     assert "modified by an inplace operation" in raises(loss.backward)
 
 
+def test_rule_1_recording_needs_grad_mode_on_and_an_input_requiring_grad():
+    """Rule 1: '... is a non-leaf when autograd records it, which it does only with grad mode on and an
+    input requiring grad.' Before: '... when autograd records it: grad mode is on and an input requires
+    grad', which read as what recording is, and five everyday ways to get a floating tensor from a leaf
+    that requires grad, grad mode on, break (reader 8, F2): `detach()`, `.data`, `copy.deepcopy()`,
+    `torch.tensor(x)` and `x.new_tensor(x)` record nothing and give leaves (none of them is an op_db
+    entry, so no exception list names them). Counter-cases for 'only': every op_db entry run with grad
+    mode on on inputs of which none requires grad, then on a leaf that requires grad under `no_grad()`
+    and under `set_grad_enabled(False)`: every result is a leaf (or the input itself)."""
+    import copy
+    import warnings
+
+    import torch
+
+    from tests.probes import _op_sweep
+
+    rule_says("is a non-leaf when autograd records it, which it does only with grad mode on and an input")
+    rule_says("which it does only with grad mode on and an input requiring grad. Other tensors are leaves;")
+    x = torch.randn(3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.tensor(x) advises clone().detach()
+        unrecorded = {
+            "detach()": x.detach(),
+            ".data": x.data,
+            "copy.deepcopy()": copy.deepcopy(x),
+            "torch.tensor(x)": torch.tensor(x),
+            "x.new_tensor(x)": x.new_tensor(x),
+        }
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    for name, t in unrecorded.items():
+        assert t is not x and t.is_floating_point() and t.is_leaf and t.grad_fn is None, name
+    assert unrecorded["copy.deepcopy()"].requires_grad  # a leaf that requires grad, as x did
+    results = 0
+    cases = ((False, torch.enable_grad), (True, torch.no_grad), (True, lambda: torch.set_grad_enabled(False)))
+    for name, entry, sample in _op_sweep.entries():
+        for requires_grad, context in cases:
+            x = _op_sweep.fresh(sample.input, requires_grad)
+            for r in _op_sweep.run(entry.op, sample, x, context()) or ():
+                results += 1
+                assert r is x or (r.is_leaf and r.grad_fn is None), (name, requires_grad, context)
+    assert torch.is_grad_enabled() and results >= 3 * 600, results
+
+
 def test_rule_1_a_parameter_requires_grad_by_default_only():
     """Rule 1: 'Other tensors are leaves; `requires_grad=True` (`nn.Parameter`'s default) makes one require
     grad.' Before: '`requires_grad=True` and `nn.Parameter` make one that requires grad',
@@ -363,7 +407,8 @@ def test_rule_1_a_parameter_requires_grad_by_default_only():
 
 def test_rule_1_leaves_out_inference_mode_and_its_tensors():
     """Rule 1: 'Outside inference mode and its tensors, any other floating or complex result is a non-leaf
-    when autograd records it: grad mode is on and an input requires grad.' Before: without 'Outside
+    when autograd records it, which it does only with grad mode on and an input requiring grad.' (Until
+    reader 8: '... when autograd records it: grad mode is on and an input requires grad.') Before: without 'Outside
     inference mode and its tensors', and 'a floating or complex input', which two cases break (reader 4,
     F5): `enable_grad()` inside `inference_mode()` (grad mode on, nothing recorded) and an inference tensor
     made with requires_grad=True, viewed outside inference mode (a leaf). Counter-cases: those, and that
@@ -383,9 +428,11 @@ def test_rule_1_leaves_out_inference_mode_and_its_tensors():
 
 
 def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken_with_grad_mode_off():
-    """Rule 2: 'It makes non-leaves of its target and of the other views of its memory and their base, if
-    none was taken with grad mode off.' (Until reader 5: '... of the tensors sharing its memory as views
-    (its base, the base's other views), ...', the same words, longer.) Before: without 'if none was taken
+    """Rule 2: 'A recorded in-place operation makes non-leaves of its target, its memory's other views and
+    their base, if none was taken with grad mode off.' (Until reader 8: 'An in-place operation that
+    autograd records. It makes non-leaves of its target and of the other views of its memory and their
+    base, ...', and until reader 5: '... of the tensors sharing its memory as views (its base, the base's
+    other views), ...', the same words, longer.) Before: without 'if none was taken
     with grad mode off', which a view taken under no_grad() breaks (reader 4, F4): after the write it is
     no non-leaf, and reading it raises; so does a view of it taken with grad mode on. Tried on every view
     op_db's operators return, with grad mode on, of a base a recorded write then changes (through the base
@@ -396,7 +443,8 @@ def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken
 
     from tests.probes import _op_sweep
 
-    rule_says("target and of the other views of its memory and their base, if none was taken with grad mode off.")
+    rule_says("A recorded in-place operation makes non-leaves of its target, its memory's other views and their")
+    rule_says("its memory's other views and their base, if none was taken with grad mode off.")
     w = torch.randn(3, requires_grad=True)
     x = torch.zeros(3)
     with torch.no_grad():
@@ -473,31 +521,46 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     assert order(lambda a: (a * 3)[:1], lambda b: b._base.mul_(2)) == (["after"], False)
 
 
-def test_rule_2_operations_out_of_place_change_no_leafness():
-    """Rule 2: 'Operations out of place ... change no tensor's leafness'. Before: 'Nothing else changes
-    leafness', which `b.detach_()` on a non-leaf `b` breaks (then the words said what `detach_()` does;
-    cut with reader 5's F1, to make room: the rule is about what makes a leaf a non-leaf, and `detach_()`
-    is not in the list). Tried on the inputs of every op_db entry; `detach_()` still makes a leaf."""
+def test_rule_2_operations_out_of_place_change_no_leafness_and_detach__makes_a_leaf():
+    """Rule 2: 'Out-of-place operations, ... change no tensor's leafness' and '`detach_()` makes a non-leaf
+    a leaf; views refuse it.' Before: without the `detach_()` sentence, loose (reader 8, L2): with rule 1,
+    the words let leafness change only from leaf to non-leaf, through a recorded in-place operation, while
+    `detach_()`, in place but not recorded, turns a non-leaf into a leaf (common on an RNN's hidden state).
+    Earlier: 'Nothing else changes leafness', which `b.detach_()` broke; the words then said what
+    `detach_()` does, and that was cut with reader 5's F1 to make room. (To fit 80 words now, 'An in-place
+    operation that autograd records. It makes non-leaves of its target and of the other views of its
+    memory' became 'A recorded in-place operation makes non-leaves of its target, its memory's other
+    views', and 'Operations out of place' 'Out-of-place operations'.) Tried on the inputs of every op_db
+    entry (their leafness unchanged by the operation), then on each result: `detach_()` makes a leaf that
+    does not require grad of each non-leaf that is not a view, and raises on each view, leaf or not; a
+    non-leaf base whose view stays a non-leaf. The programs have no `detach_()`: this probe backs it."""
     import torch
 
     from tests.probes import _op_sweep
 
-    rule_says("Operations out of place, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
+    rule_says("Out-of-place operations, `requires_grad_()`, `retain_grad()`, hooks, `.data` and `.grad` change")
+    rule_says("`detach_()` makes a non-leaf a leaf; views refuse it.")
     b = torch.randn(3, requires_grad=True) * 2
+    v = b[:2]
     b.detach_()
-    assert b.is_leaf and not b.requires_grad
-    detached = 0
+    assert b.is_leaf and not b.requires_grad and not v.is_leaf
+    assert "Can't detach views in-place" in raises(v.detach_)
+    detached = refused = 0
     for name, entry, sample in _op_sweep.entries():
         for requires_grad in (True, False):
             x = _op_sweep.fresh(sample.input, requires_grad)
             before = (x.is_leaf, x.requires_grad)
             results = _op_sweep.run(entry.op, sample, x)
             assert (x.is_leaf, x.requires_grad) == before, name
-            for r in [r for r in results or () if r is not x and not r.is_leaf and not r._is_view()]:
-                r.detach_()
-                detached += 1
-                assert r.is_leaf and not r.requires_grad and r.grad_fn is None, name
-    assert detached >= 400
+            for r in [r for r in results or () if r is not x]:
+                if r._is_view():
+                    refused += 1
+                    assert "Can't detach views in-place" in raises(r.detach_), name
+                elif not r.is_leaf:
+                    r.detach_()
+                    detached += 1
+                    assert r.is_leaf and not r.requires_grad and r.grad_fn is None, name
+    assert detached >= 400 and refused >= 100, (detached, refused)
 
 
 def test_rule_9_in_place_on_a_leaf_requiring_grad_or_a_view_of_one_raises():
@@ -696,27 +759,55 @@ def test_rule_10_retain_grad_on_a_leaf_does_nothing():
     assert off.grad is None and late.grad is None
 
 
-def test_rule_4_no_gradient_flows_into_a_view_taken_with_grad_mode_off():
-    """Rule 4: '... the leaves requiring grad and the `retain_grad()` tensors that a gradient flows into
-    (never a view taken with grad mode off).' Before, without the parenthesis, true but loose (reader 6):
-    such a view is a leaf that requires grad on the loss's path, and gets no `.grad`, nor does its base.
-    Counter-cases: a slice, `view()` and `t()` of a leaf that requires grad, under no_grad() and
-    set_grad_enabled(False), with and without retain_grad(); the same view taken with grad mode on (a
-    non-leaf: the base gets its gradient)."""
+def test_rule_4_a_view_taken_with_grad_mode_off_needs_its_own_requires_grad():
+    """Rule 4: 'A view taken with grad mode off needs its own `requires_grad=True` first.' Before: '... the
+    leaves requiring grad and the `retain_grad()` tensors that a gradient flows into (never a view taken
+    with grad mode off)', false (reader 8, F1): once such a view calls `requires_grad_()` (or is set
+    `requires_grad = True`, though it already reads True) it is still a view of the same base, and
+    backward() fills its `.grad` (/tmp/reader8/p2.py), which the site's own fix for a weight (transform it
+    under no_grad(), then `requires_grad_()`) meets whenever the transform is a view. (The words say
+    `requires_grad=True`, not `requires_grad_()`: with `requires_grad_` on the five pages that show rule 4,
+    the site's search put leaf-vs-intermediate before faq/training-loop for 'requires_grad_(False) vs
+    no_grad vs detach', tests/test_faq.py. To fit 80 words, '; no other leaf' after the `inputs=` clause
+    went: 'Every other `.grad` stays as it was' says it.) Before that, without the parenthesis, true but
+    loose (reader 6): such a view is a leaf that requires grad on the loss's path, and gets no `.grad`, nor
+    does its base. Counter-cases: a slice, `view()` and `t()` of a leaf that requires grad, under no_grad()
+    and set_grad_enabled(False), with and without retain_grad(), listed in `inputs=` or not, the flag set
+    either way: no `.grad` before, one after, for a use recorded after (not for one recorded before), and
+    still none for the base; the same view taken with grad mode on (a non-leaf: the base gets its
+    gradient). test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does tries
+    `requires_grad_()` on every no_grad() view op_db's operators return."""
     import torch
 
-    rule_says("that a gradient flows into (never a view taken with grad mode off)")
+    rule_says("A view taken with grad mode off needs its own `requires_grad=True` first.")
+
+    def set_attribute(v):
+        v.requires_grad = True
+
     for take in (lambda b: b[:2], lambda b: b.view(-1), lambda b: b.t()):
         for off in (torch.no_grad, lambda: torch.set_grad_enabled(False)):
             for retain in (False, True):
-                base = torch.ones(2, 2, requires_grad=True)
-                with off():
-                    v = take(base)
-                assert v.is_leaf and v.requires_grad
-                if retain:
-                    v.retain_grad()
-                (v * 2).sum().backward()
-                assert v.grad is None and base.grad is None
+                for listed in (False, True):
+                    for flag in (lambda v: v.requires_grad_(), set_attribute):
+                        base = torch.ones(2, 2, requires_grad=True)
+                        with off():
+                            v = take(base)
+                        assert v.is_leaf and v.requires_grad
+                        if retain:
+                            v.retain_grad()
+
+                        def backward(loss, v=v, listed=listed):
+                            loss.backward(inputs=[v]) if listed else loss.backward()
+
+                        early = (v * 3).sum()
+                        backward((v * 2).sum())
+                        assert v.grad is None and base.grad is None
+                        flag(v)
+                        assert v.is_leaf and v._is_view() and v._base is base
+                        backward(early)
+                        assert v.grad is None  # a use recorded before the flag was set
+                        backward((v * 2).sum())
+                        assert torch.equal(v.grad, torch.full_like(v, 2.0)) and base.grad is None
         base = torch.ones(2, 2, requires_grad=True)
         (take(base) * 2).sum().backward()
         assert base.grad is not None
