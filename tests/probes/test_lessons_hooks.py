@@ -322,19 +322,49 @@ def test_autograd_grad_returns_an_intermediates_gradient_and_here_writes_no_grad
     assert a.grad is None and torch.equal(b.grad, torch.tensor(1.0))
 
 
-def test_autograd_grad_returns_what_the_inputs_hooks_pass_on():
-    """Sentence: '(after the hooks registered on the inputs, which run as in a backward pass)'. Before:
-    '...returns the gradients of `outputs` with respect to `inputs`', which a hook on an input breaks: with
-    one that multiplies by 10 on `b`, it returns 120 where dc/db is 12 (REVIEW.md, 29)."""
-    assert_on_page(PAGE, "(after the hooks registered on the inputs, which run as in a backward pass)")
-    a = torch.tensor(2.0, requires_grad=True)
-    b = a * 3
-    c = b * b
-    b.register_hook(lambda g: g * 10)
-    (dc_db,) = torch.autograd.grad(c, [b], retain_graph=True)
-    assert torch.equal(dc_db, torch.tensor(120.0))
-    (dc_da,) = torch.autograd.grad(c, [a])
-    assert torch.equal(dc_da, torch.tensor(360.0))
+def test_autograd_grad_returns_an_input_s_gradient_after_its_hooks_unless_an_input_lies_behind_it():
+    """Sentences: '`autograd.grad` runs the hooks registered on its `inputs` as a backward pass does, and what
+    they return flows on to the tensors behind them. The gradient it returns for an input has been through
+    the input's hooks, unless another of `inputs` lies behind it (as `a` lies behind `b = a * 3`): then it
+    is the gradient from before them.' Before: '...returns the gradients of `outputs` with respect to
+    `inputs` (after the hooks registered on the inputs, which run as in a backward pass)', false (reader 9,
+    F1): `grad(c, [b, a])` with a hook on `b` that multiplies by 10 returns 12 for `b`, from before the
+    hook, and 360 for `a`, from after it (/tmp/reader9/p6.py). Before that: without the parenthesis, which a
+    hook on an input breaks (REVIEW.md, 29). Layouts, each hook multiplying by 10: a leaf input, an
+    intermediate alone (a leaf behind it, not asked for), an intermediate with an input behind it (in
+    either order), an intermediate with another input that is not behind it, a chain of two intermediate
+    inputs; each hook runs once. Counter-case: a `retain_grad()` input whose `.grad` gets the value from
+    after its hook while the value returned is from before it. The expected values are the chain rule by
+    hand: c = d * d * e, d = 2 * b, b = 3 * a, e = x, a = 2, x = 5."""
+    assert_on_page(PAGE, "`autograd.grad` runs the hooks registered on its `inputs` as a backward pass does")
+    assert_on_page(PAGE, "and what they return flows on to the tensors behind them.")
+    assert_on_page(PAGE, "The gradient it returns for an input has been through the input's hooks, unless another")
+    assert_on_page(PAGE, "of `inputs` lies behind it (as `a` lies behind `b = a * 3`): then it is the gradient from")
+
+    def grads(names, hooked, retain=()):
+        a = torch.tensor(2.0, requires_grad=True)
+        b = a * 3
+        d = b * 2
+        x = torch.tensor(5.0, requires_grad=True)
+        e = x * 1
+        c = d * d * e
+        env, ran = {"a": a, "b": b, "d": d, "x": x, "e": e}, []
+        for name in hooked:
+            env[name].register_hook(lambda g, name=name: (ran.append(name), g * 10)[1])
+        for name in retain:
+            env[name].retain_grad()
+        returned = torch.autograd.grad(c, [env[n] for n in names])
+        return [g.item() for g in returned], sorted(ran), {n: env[n].grad.item() for n in retain}
+
+    # without hooks: dc/dd = 2 d e = 120, dc/db = 240, dc/da = 720, dc/de = d * d = 144, dc/dx = 144
+    assert grads(["a"], []) == ([720.0], [], {})
+    assert grads(["a"], ["a"]) == ([7200.0], ["a"], {})  # a leaf: nothing behind it
+    assert grads(["b"], ["b"]) == ([2400.0], ["b"], {})  # a leaf behind it, not asked for
+    assert grads(["b", "a"], ["b"]) == ([240.0, 7200.0], ["b"], {})  # a behind b: b's from before its hook
+    assert grads(["a", "b"], ["b"]) == ([7200.0, 240.0], ["b"], {})
+    assert grads(["b", "x"], ["b", "x"]) == ([2400.0, 1440.0], ["b", "x"], {})  # x is not behind b
+    assert grads(["d", "b"], ["d", "b"]) == ([120.0, 24000.0], ["b", "d"], {})  # b behind d; d's hook flows on
+    assert grads(["a", "b"], ["b"], retain=["b"]) == ([7200.0, 240.0], ["b"], {"b": 2400.0})
 
 
 def test_retain_grad_stores_the_new_values_gradient_wherever_it_was_called():
