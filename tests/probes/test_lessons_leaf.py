@@ -221,17 +221,35 @@ def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
 
 
 def test_to_where_the_tensor_is_returns_itself_unless_copy():
-    """Sentence: '`.to()` to the dtype and device the tensor has returns the tensor itself (without
-    `copy=True`)'. Before: '`.to()` to where the tensor already is returns the tensor itself', which
-    `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, `.to(other_tensor)` of the same dtype
-    and device, the same device with another dtype, the meta device with the same dtype."""
+    """Sentences: '`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor
+    itself (without `copy=True`)' and 'A CPU tensor's device is `cpu`, which `cpu:0` does not equal:
+    `.to("cpu:0")` records a copy.' Before: '`.to()` to the dtype and device the tensor has returns the
+    tensor itself', loose (reader 9, L1): `"cpu:0"` names the device a CPU tensor is on, yet
+    `torch.device("cpu:0") != w.device`, and `w.to("cpu:0")` is a recorded copy whose `.grad` stays None
+    while `w` gets the gradient (/tmp/reader9/p2.py). Before that: '`.to()` to where the tensor already is
+    returns the tensor itself', which `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, the
+    same device with another dtype, the meta device with the same dtype, `"cpu:0"` and
+    `torch.device("cpu", 0)` (with and without the dtype). Cases of the words: `"cpu"`, `torch.device("cpu")`,
+    the dtype alone, `.to(other_tensor)` of the same dtype and device (whose device is `cpu` even when made
+    with `device="cpu:0"`)."""
     assert_on_page(
-        PAGE, "`.to()` to the dtype and device the tensor has returns the tensor itself (without `copy=True`)"
+        PAGE, "`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor itself"
     )
+    assert_on_page(PAGE, "(without `copy=True`)")
+    assert_on_page(PAGE, "A CPU tensor's device is `cpu`, which `cpu:0` does not equal: `.to(\"cpu:0\")` records a copy.")
     w = torch.randn(4, requires_grad=True)
-    assert w.to("cpu") is w and w.to(torch.float32) is w and w.to(torch.empty(1)) is w
+    same = ("cpu", torch.device("cpu"), torch.float32, torch.empty(1), torch.empty(1, device="cpu:0"))
+    assert all(w.to(arg) is w for arg in same) and w.to("cpu", torch.float32) is w
+    assert str(w.device) == "cpu" and torch.device("cpu") == w.device
+    for device in ("cpu:0", torch.device("cpu", 0)):
+        assert torch.device(device) != w.device
+        for other in (w.to(device), w.to(device, torch.float32)):
+            assert other is not w and not other.is_leaf and other.grad_fn.name() == "ToCopyBackward0"
     for other in (w.to("cpu", copy=True), w.to(torch.float32, copy=True), w.to("cpu", torch.float64), w.to("meta")):
         assert other is not w and not other.is_leaf
+    copy = w.to("cpu:0")
+    (copy * 2).sum().backward()
+    assert torch.equal(w.grad, torch.full((4,), 2.0)) and copy.data_ptr() != w.data_ptr()
 
 
 def test_w2_is_already_a_leaf_before_requires_grad_():
