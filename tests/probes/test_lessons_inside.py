@@ -143,6 +143,29 @@ def test_grad_fn_names_the_last_operation_autograd_recorded():
         assert h.grad_fn.name() == "torch::autograd::CopySlices"
 
 
+def test_grad_fn_names_the_operation_torch_ran_not_always_the_call():
+    """Sentence: 'The name is of the operation torch ran, not always the call you wrote: `torch.matmul` of
+    two matrices records `MmBackward0`.' New with reader 9's L2: 'naming the last operation autograd
+    recorded' alone let a reader look for the call they wrote, while a call made of other operations
+    records the last of them (/tmp/reader9/p7.py), and the cheat sheet sends readers to
+    `t.grad_fn.name()` to see which operation made a tensor. Cases: `torch.matmul` and `@` of two matrices
+    (`MmBackward0`), `F.linear` with no bias on a 3-D input (`UnsafeViewBackward0`, not a view), and
+    `contiguous()` of a transpose (`CloneBackward0`). Counter-case: a call that is itself the operation
+    recorded (`x * 2`, `MulBackward0`)."""
+    assert_on_page(PAGE, "The name is of the operation torch ran, not always the call you wrote:")
+    assert_on_page(PAGE, "`torch.matmul` of two matrices records `MmBackward0`.")
+    x = torch.randn(2, 3, requires_grad=True)
+    w = torch.randn(4, 3, requires_grad=True)
+    for made, name in (
+        (torch.matmul(x, w.t()), "MmBackward0"),
+        (x @ w.t(), "MmBackward0"),
+        (torch.nn.functional.linear(x.unsqueeze(0), w), "UnsafeViewBackward0"),
+        (x.t().contiguous(), "CloneBackward0"),
+        (x * 2, "MulBackward0"),
+    ):
+        assert not made._is_view() and made.grad_fn.name() == name, (made.grad_fn.name(), name)
+
+
 def test_grad_fn_after_every_in_place_operator_is_that_operation_when_recorded():
     """The same sentences over torch's operator database: on a non-leaf `h = x * 1`, the in-place variant
     of every op_db entry that has one, with grad mode on and under no_grad(). Recorded (grad mode on, not
