@@ -313,6 +313,7 @@ def hook_cases(run: Run, step: Step, name: str):
     for version, hooks in hook_groups(run, step, name):
         numbers = {int(re.search(r"(\d+)\)\)$", h.line.code)[1]) for h in hooks}
         ran = [e for e in events if e[4] in numbers]
+        # a leaf's: the AccumulateGrad of this pass's graph ("each graph's")
         node = version[0] or step.accumulators.get(id(step.before[name].tensor))
         runs = node is not None and node in nodes
         yield (

@@ -335,13 +335,13 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A hook on a tensor that is not a view belongs to its node
-    at registration (its `grad_fn`, or a leaf's `AccumulateGrad`). It
-    runs once in each pass that runs that node or stops at it as an
-    input, and in no other. Each gets the gradient (or `None`) or what
-    the hook before returned. A `.grad` the pass fills receives what
-    the last hook passes on. See [A hook that returns a tensor
-    replaces the gradient](
+    does.** A hook on a tensor that is not a view belongs to its
+    `grad_fn` at registration, a leaf's to each graph's
+    `AccumulateGrad`. It runs once in each pass that runs that node or
+    stops at it as an input, and in no other. Each gets the gradient
+    (or `None`) or what the hook before returned. A `.grad` the pass
+    fills receives what the last hook passes on. See [A hook that
+    returns a tensor replaces the gradient](
     /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
     [rule 6, checked](/rules.md#rule-6).
     --8<-- [end:rule-6]

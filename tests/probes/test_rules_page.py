@@ -477,8 +477,9 @@ def test_rule_2_a_write_makes_non_leaves_of_its_memory_s_views_if_none_was_taken
 
 
 def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
-    """Rule 6: 'A hook on a tensor that is not a view belongs to its node at registration (its
-    `grad_fn`, or a leaf's `AccumulateGrad`). It runs once in each pass that runs that node ...'. Before:
+    """Rule 6: 'A hook on a tensor that is not a view belongs to its `grad_fn` at registration, a leaf's
+    to each graph's `AccumulateGrad`. It runs once in each pass that runs that node ...' (the leaf's part:
+    the test below). Before that: 'belongs to its node at registration (its `grad_fn`, or ...)'. Before:
     'A tensor hook belongs to the node its tensor had when it was registered ...', which a view breaks
     (reader 4, F1): a hook on it, its base written in place, a second hook registered while its `grad_fn`
     is AsStridedBackward0; the pass runs that node and the second hook never runs. Registering there before
@@ -493,7 +494,7 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     recorded change of a tensor that is not a view (the earlier hook runs last)."""
     import torch
 
-    rule_says("A hook on a tensor that is not a view belongs to its node at registration (its `grad_fn`,")
+    rule_says("A hook on a tensor that is not a view belongs to its `grad_fn` at registration,")
     rule_says("For a tensor that is not a view, hooks of an earlier `grad_fn` (rule 6) run after all of these.")
 
     def order(make, change):
@@ -519,6 +520,43 @@ def test_rules_6_and_7_a_hook_stays_with_the_node_it_was_registered_on():
     assert order(lambda a: a, no_grad(lambda b: b.sub_(0.1))) == (["before", "after"], True)
     assert order(lambda a: (a * 3)[:1], lambda b: b.mul_(2)) == (["after"], False)
     assert order(lambda a: (a * 3)[:1], lambda b: b._base.mul_(2)) == (["after"], False)
+
+
+def test_rule_6_a_leaf_s_hook_belongs_to_each_graph_s_accumulate_grad():
+    """Rule 6: '..., a leaf's to each graph's `AccumulateGrad`. It runs once in each pass that runs that node
+    or stops at it as an input, and in no other.' Before: 'belongs to its node at registration (its
+    `grad_fn`, or a leaf's `AccumulateGrad`) ... and in no other', loose (reader 9, L3): the
+    `AccumulateGrad` alive at registration dies with its graph, the next graph gets a new one, and the
+    leaf's hook runs in passes through the new node, while a pre-hook on the old node does not
+    (/tmp/reader9/p16.py, p17.py). Counter-cases: a pass through a graph made while the old one is still
+    alive (the same node, the hook once), `autograd.grad` stopping at the leaf, and a pass that does not
+    reach the leaf (no call)."""
+    import gc
+
+    import torch
+
+    rule_says("a leaf's to each graph's `AccumulateGrad`.")
+    x = torch.ones(2, requires_grad=True)
+    ran, old_ran = [], []
+    old = (x * 1).grad_fn.next_functions[0][0]
+    old.metadata["registered with"] = True
+    old.register_prehook(lambda g: old_ran.append(1))
+    x.register_hook(lambda g: ran.append(g.clone()))
+    alive = (x * 5).sum()  # a graph made while `old` lives: the same node
+    assert alive.grad_fn.next_functions[0][0].next_functions[0][0] is old
+    alive.backward()
+    assert [g.tolist() for g in ran] == [[5.0, 5.0]] and old_ran == [1]
+    del old, alive
+    gc.collect()
+    for k in (2.0, 3.0):
+        y = x * k
+        node = y.grad_fn.next_functions[0][0]
+        assert type(node).__name__ == "AccumulateGrad" and "registered with" not in node.metadata
+        y.sum().backward()
+    (g,) = torch.autograd.grad((x * 4).sum(), [x])
+    assert torch.equal(g, torch.full((2,), 4.0))
+    (torch.ones(2, requires_grad=True) * 7).sum().backward()  # does not reach x
+    assert [g.tolist() for g in ran] == [[5.0, 5.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]] and old_ran == [1]
 
 
 def test_rule_2_operations_out_of_place_change_no_leafness_and_detach__makes_a_leaf():
