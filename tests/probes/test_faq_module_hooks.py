@@ -122,12 +122,14 @@ def test_the_full_hook_takes_the_same_fn_but_not_the_same_model():
         assert not nn.Sequential(layer, nn.ReLU(inplace=True))(torch.randn(3, 4)).requires_grad
 
 
-def _forward_hooked(x: torch.Tensor, *, clone: bool = False) -> tuple[bool, list, torch.Tensor, list]:
-    """The page's model with the forward-hook fix on its first layer (returning `output.clone()` if asked):
-    whether that layer's output was a view, what the tensor hook got, d loss / d output computed without
-    the in-place ReLU, and the warnings the pass gave."""
+def _forward_hooked(
+    x: torch.Tensor, *, clone: bool = False, bias: bool = True
+) -> tuple[bool, list, torch.Tensor, list]:
+    """The page's model with the forward-hook fix on its first layer (returning `output.clone()` if asked;
+    that layer without a bias if asked): whether that layer's output was a view, what the tensor hook got,
+    d loss / d output computed without the in-place ReLU, and the warnings the pass gave."""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 2))
+    model = nn.Sequential(nn.Linear(4, 8, bias=bias), nn.ReLU(inplace=True), nn.Linear(8, 2))
     got, view = [], []
 
     def hook_output(module, inputs, output):
@@ -152,17 +154,26 @@ def _forward_hooked(x: torch.Tensor, *, clone: bool = False) -> tuple[bool, list
 def test_the_forward_hook_fix_needs_an_output_that_is_not_a_view():
     """Sentences: '**The fix** that leaves the model alone, for a module whose output is not a view: ...
     register a *forward* hook that hooks the output tensor itself ... it receives the gradient with respect
-    to the module's output', 'An `nn.Linear` given a 3-D input returns a view (`output._is_view()` is how to
-    check). A hook on a view does not run for its uses after an in-place write that moves its `_version`,
+    to the module's output', 'An `nn.Linear` with a bias, given a contiguous input of 3 or more dimensions,
+    returns a view (`output._is_view()` is how to check). A hook on a view does not run for its uses after an in-place write that moves its `_version`,
     ..., so in a model like this one the hook never fires, and nothing warns. There, have the forward hook
     also return `output.clone()`: ... the hook on `output` receives the gradient with respect to the
     module's output'. Before: 'The fix that leaves the model alone: ...', false (reader 8, F3): with the
     page's model given a 3-D input the tensor hook never fires, with no error and no warning, while the
     weights still get their gradients (/tmp/reader8/p15.py). Counter-cases: the page's 2-D input (not a
     view: the hook gets d loss / d output), the 3-D input (a view: nothing), the 3-D input with the clone
-    returned (the hook gets d loss / d output again)."""
+    returned (the hook gets d loss / d output again). Before: 'An `nn.Linear` given a 3-D input returns a
+    view', loose (reader 9, L4): without a bias, or given a non-contiguous 3-D input, its output is no view
+    (/tmp/reader9/p8.py). Cases of the narrowed words: 3-D, 4-D and 5-D contiguous inputs, one that
+    requires grad, a float64 one, and the page's model given a 4-D input (nothing). Counter-cases: the same
+    without a bias, and non-contiguous 3-D inputs (a transpose, a slice of the last dimension, an
+    `expand`), none a view, where the page's model with the plain fix gets d loss / d output."""
     assert_on_page(PAGE, "**The fix** that leaves the model alone, for a module whose output is not a view:")
-    assert_on_page(PAGE, "An `nn.Linear` given a 3-D input returns a view (`output._is_view()` is how to check).")
+    assert_on_page(
+        PAGE,
+        "An `nn.Linear` with a bias, given a contiguous input of 3 or more dimensions, returns a view"
+        " (`output._is_view()` is how to check).",
+    )
     assert_on_page(PAGE, "A hook on a view does not run for its uses after an in-place write that moves its `_version`")
     assert_on_page(PAGE, "so in a model like this one the hook never fires, and nothing warns.")
     assert_on_page(PAGE, "There, have the forward hook also return `output.clone()`: the in-place ReLU then writes the")
@@ -173,3 +184,15 @@ def test_the_forward_hook_fix_needs_an_output_that_is_not_a_view():
     assert view and got == [] and not warned
     view, got, expected, warned = _forward_hooked(torch.randn(2, 3, 4), clone=True)
     assert view and len(got) == 1 and torch.equal(got[0], expected) and not warned
+    view, got, expected, warned = _forward_hooked(torch.randn(2, 2, 3, 4))
+    assert view and got == [] and not warned
+    contiguous = [torch.randn(2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(2, 1, 2, 3, 4)]
+    contiguous += [torch.randn(2, 3, 4, requires_grad=True), torch.randn(2, 3, 4, dtype=torch.float64)]
+    strided = [torch.randn(3, 2, 4).transpose(0, 1), torch.randn(2, 3, 8)[..., :4], torch.randn(1, 3, 4).expand(2, 3, 4)]
+    for x in contiguous + strided:
+        for bias in (True, False):
+            linear = nn.Linear(4, 8, bias=bias, dtype=x.dtype)
+            assert linear(x)._is_view() == (bias and x.is_contiguous()), (tuple(x.shape), x.stride(), bias)
+    for x, bias in [(torch.randn(2, 3, 4), False), (strided[0], True), (strided[1], True)]:
+        view, got, expected, warned = _forward_hooked(x, bias=bias)
+        assert not view and len(got) == 1 and torch.equal(got[0], expected) and not warned
