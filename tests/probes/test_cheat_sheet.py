@@ -370,12 +370,16 @@ def test_the_first_hook_sees_the_gradient_before_the_others():
 
 @said(
     "a forward hook that calls `output.register_hook(fn)` when `output.requires_grad` (not under `no_grad()`), "
-    "and returns `output.clone()` when `output` is a view (`nn.Linear` on a 3-D input returns one)"
+    "and returns `output.clone()` when `output` is a view (`nn.Linear` with a bias on a contiguous 3-D input "
+    "returns one)"
 )
 def test_a_forward_hook_hooks_the_output_only_when_it_requires_grad():
     """Counter-cases: an evaluation pass under no_grad() with the hook registered; a 3-D input, whose
-    `nn.Linear` output is a view, with and without the clone returned. Before: without the clause on a
-    view (reader 8, L4): there the hook never fires, and nothing says so."""
+    `nn.Linear` output is a view, with and without the clone returned; the same layer without a bias, and
+    a non-contiguous 3-D input, whose outputs are no views (the hook fires without the clone). Before:
+    '(`nn.Linear` on a 3-D input returns one)', loose (reader 9, L5; /tmp/reader9/p8.py): not without a
+    bias, nor on a non-contiguous input. Before that: without the clause on a view (reader 8, L4): there
+    the hook never fires, and nothing says so."""
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 2))
     seen = []
 
@@ -407,6 +411,14 @@ def test_a_forward_hook_hooks_the_output_only_when_it_requires_grad():
     model[0].register_forward_hook(lambda *args: guarded(*args, clone=False))
     model(x).sum().backward()
     assert len(seen) == 2 and model[0].weight.grad is not None  # the hook never ran
+    strided = torch.randn(3, 2, 4).transpose(0, 1)
+    assert not nn.Linear(4, 8)(strided)._is_view() and not nn.Linear(4, 8, bias=False)(x)._is_view()
+    model(strided).sum().backward()
+    assert len(seen) == 3 and seen[2].shape == (2, 3, 8)  # not a view: the hook ran without the clone
+    unbiased = nn.Sequential(nn.Linear(4, 8, bias=False), nn.ReLU(inplace=True), nn.Linear(8, 2))
+    unbiased[0].register_forward_hook(lambda *args: guarded(*args, clone=False))
+    unbiased(x).sum().backward()
+    assert len(seen) == 4 and seen[3].shape == (2, 3, 8)
 
 
 @said("`retain_grad()`, or read the leaf; a precise `warnings.filterwarnings` as a last resort")
