@@ -62,15 +62,18 @@ def test_every_torch_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient
         (lambda w: w.to(torch.float64), False),
         (lambda w: w.to("meta"), False),
         (lambda w: w.to("cpu", copy=True), False),
+        (lambda w: w.to("cpu:0"), False),
+        (lambda w: w.to(torch.device("cpu", 0)), False),
     ],
 )
 def test_a_move_on_the_cpu_keeps_the_leaf_unless_the_dtype_changes(move, stays_a_leaf):
     """Sentences: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf' and 'the
     `.to(device)` form of this bug tends to appear once the code runs on a GPU (on the CPU, a `.to()`
-    that changes the dtype does it too)'. Counter-case: `.to("cpu", copy=True)`, a copy (it broke the
-    words before, 'Moving a CPU tensor to "cpu" returns the tensor itself')."""
+    that changes the dtype does it too, and so does `.to("cpu:0")`)'. Counter-case: `.to("cpu", copy=True)`, a
+    copy (it broke the words before, 'Moving a CPU tensor to "cpu" returns the tensor itself'). Before:
+    without `.to("cpu:0")`, a device a CPU tensor's `cpu` does not equal (reader 9, L1)."""
     assert_on_page(PAGE, '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf')
-    assert_on_page(PAGE, "(on the CPU, a `.to()` that changes the dtype does it too)")
+    assert_on_page(PAGE, '(on the CPU, a `.to()` that changes the dtype does it too, and so does `.to("cpu:0")`)')
     w = torch.randn(3, requires_grad=True)
     assert move(w).is_leaf is stays_a_leaf
 

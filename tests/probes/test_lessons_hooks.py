@@ -15,8 +15,11 @@ PAGE = "register-hook.md"
 
 def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     """Sentence: 'On a tensor that is not a view, `tensor.register_hook(fn)` calls `fn(grad)` once in each
-    backward pass that reaches the tensor's node as it was when the hook was registered: its `grad_fn`
-    then, or a leaf's `AccumulateGrad`.' Before: the same without 'On a tensor that is not a view', which a
+    backward pass that reaches the tensor's node: its `grad_fn` when the hook was registered, or for a leaf
+    the node that accumulates its `.grad` in that pass.' Before: '... the tensor's node as it was when the
+    hook was registered: its `grad_fn` then, or for a leaf the node that accumulates its `.grad`', which
+    reads as one node for a leaf (reader 9, L3): each graph has its own, and the leaf's hook runs in every
+    pass (the two passes below each build a graph). Before that: the same without 'On a tensor that is not a view', which a
     view breaks (reader 4, F2): with one hook on the view, its base written in place, a second hook
     registered gives `view.grad_fn` AsStridedBackward0, the pass runs that node, and the second hook never
     runs (it joins the first one's dict on the old node). That case registers on such a view before
@@ -32,7 +35,7 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     `retain_grad()` moves to the new node. A hook registered on that view after the write, before
     anything read its `grad_fn`, crashes torch 2.13.0 (SIGSEGV), so it is not tried here."""
     assert_on_page(PAGE, "On a tensor that is not a view, `tensor.register_hook(fn)` calls `fn(grad)` once in each")
-    assert_on_page(PAGE, "pass that reaches the tensor's node as it was when the hook was registered")
+    assert_on_page(PAGE, "pass that reaches the tensor's node: its `grad_fn` when the hook was registered, or for a leaf")
     for make in (lambda a: a, lambda a: a * 1, lambda a: (a * 1).sin()):
         a = torch.tensor([1.0, 2.0], requires_grad=True)
         t, ran = make(a), []
@@ -43,9 +46,7 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
         (t * 3).sum().backward(retain_graph=True)
         (t * 3).sum().backward()
         assert ran == (["before", "after"] * 2 if t.is_leaf else ["after", "before"] * 2), ran
-    assert_on_page(
-        PAGE, "when the hook was registered: its `grad_fn` then, or for a leaf the node that accumulates its `.grad`."
-    )
+    assert_on_page(PAGE, "or for a leaf the node that accumulates its `.grad` in that pass.")
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     base = x * 1
     view = base[:1]
