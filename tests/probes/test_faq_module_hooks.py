@@ -152,22 +152,21 @@ def _forward_hooked(
 
 
 def test_the_forward_hook_fix_needs_an_output_that_is_not_a_view():
-    """Sentences: '**The fix** that leaves the model alone, for a module whose output is not a view: ...
-    register a *forward* hook that hooks the output tensor itself ... it receives the gradient with respect
-    to the module's output', 'An `nn.Linear` with a bias, given a contiguous input of 3 or more dimensions,
-    returns a view (`output._is_view()` is how to check). A hook on a view does not run for its uses after an in-place write that moves its `_version`,
-    ..., so in a model like this one the hook never fires, and nothing warns. There, have the forward hook
-    also return `output.clone()`: ... the hook on `output` receives the gradient with respect to the
-    module's output'. Before: 'The fix that leaves the model alone: ...', false (reader 8, F3): with the
-    page's model given a 3-D input the tensor hook never fires, with no error and no warning, while the
-    weights still get their gradients (/tmp/reader8/p15.py). Counter-cases: the page's 2-D input (not a
-    view: the hook gets d loss / d output), the 3-D input (a view: nothing), the 3-D input with the clone
-    returned (the hook gets d loss / d output again). Before: 'An `nn.Linear` given a 3-D input returns a
-    view', loose (reader 9, L4): without a bias, or given a non-contiguous 3-D input, its output is no view
-    (/tmp/reader9/p8.py). Cases of the narrowed words: 3-D, 4-D and 5-D contiguous inputs, one that
-    requires grad, a float64 one, and the page's model given a 4-D input (nothing). Counter-cases: the same
-    without a bias, and non-contiguous 3-D inputs (a transpose, a slice of the last dimension, an
-    `expand`), none a view, where the page's model with the plain fix gets d loss / d output."""
+    """Sentences: '**The fix** that leaves the model alone, for a module whose output is not a view: ... register a
+    *forward* hook that hooks the output tensor itself ... it receives the gradient with respect to the module's
+    output', 'An `nn.Linear` with a bias, given a contiguous input of 3 or more dimensions, returns a view
+    (`output._is_view()` is how to check). A hook on a view does not run for its uses after an in-place write that
+    moves its `_version`, ..., so in a model like this one the hook never fires, and nothing warns. There, have the
+    forward hook also return `output.clone()`: ... the hook on `output` receives the gradient with respect to the
+    module's output'. Before: 'The fix that leaves the model alone: ...', false (reader 8, F3): with the page's
+    model given a 3-D input the tensor hook never fires, with no error and no warning, while the weights still get
+    their gradients (/tmp/reader8/p15.py). Counter-cases: the page's 2-D input (not a view: the hook gets d loss / d
+    output), the 3-D input (a view: nothing), the 3-D input with the clone returned (the hook gets d loss / d output
+    again). Before: 'An `nn.Linear` given a 3-D input returns a view', loose (reader 9, L4): without a bias, or
+    given a non-contiguous 3-D input, its output is no view (/tmp/reader9/p8.py). Cases of the narrowed words: 3-D,
+    4-D and 5-D contiguous inputs, one that requires grad, a float64 one, and the page's model given a 4-D input
+    (nothing). Counter-cases: the same without a bias, and non-contiguous 3-D inputs (a transpose, a slice of the
+    last dimension, an `expand`), none a view, where the page's model with the plain fix gets d loss / d output."""
     assert_on_page(PAGE, "**The fix** that leaves the model alone, for a module whose output is not a view:")
     assert_on_page(
         PAGE,
@@ -188,7 +187,8 @@ def test_the_forward_hook_fix_needs_an_output_that_is_not_a_view():
     assert view and got == [] and not warned
     contiguous = [torch.randn(2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(2, 1, 2, 3, 4)]
     contiguous += [torch.randn(2, 3, 4, requires_grad=True), torch.randn(2, 3, 4, dtype=torch.float64)]
-    strided = [torch.randn(3, 2, 4).transpose(0, 1), torch.randn(2, 3, 8)[..., :4], torch.randn(1, 3, 4).expand(2, 3, 4)]
+    strided = [torch.randn(3, 2, 4).transpose(0, 1), torch.randn(2, 3, 8)[..., :4]]
+    strided.append(torch.randn(1, 3, 4).expand(2, 3, 4))
     for x in contiguous + strided:
         for bias in (True, False):
             linear = nn.Linear(4, 8, bias=bias, dtype=x.dtype)

@@ -19,8 +19,8 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     the node that accumulates its `.grad` in that pass.' Before: '... the tensor's node as it was when the
     hook was registered: its `grad_fn` then, or for a leaf the node that accumulates its `.grad`', which
     reads as one node for a leaf (reader 9, L3): each graph has its own, and the leaf's hook runs in every
-    pass (the two passes below each build a graph). Before that: the same without 'On a tensor that is not a view', which a
-    view breaks (reader 4, F2): with one hook on the view, its base written in place, a second hook
+    pass (the two passes below each build a graph). Before that: the same without 'On a tensor that is not
+    a view', which a view breaks (reader 4, F2): with one hook on the view, its base written in place, a second hook
     registered gives `view.grad_fn` AsStridedBackward0, the pass runs that node, and the second hook never
     runs (it joins the first one's dict on the old node). That case registers on such a view before
     anything read its `grad_fn` (torch 2.13.0 crashes on the first such registration), so it is not run
@@ -35,7 +35,7 @@ def test_a_hook_runs_once_per_pass_that_reaches_its_tensor_and_may_get_none():
     `retain_grad()` moves to the new node. A hook registered on that view after the write, before
     anything read its `grad_fn`, crashes torch 2.13.0 (SIGSEGV), so it is not tried here."""
     assert_on_page(PAGE, "On a tensor that is not a view, `tensor.register_hook(fn)` calls `fn(grad)` once in each")
-    assert_on_page(PAGE, "pass that reaches the tensor's node: its `grad_fn` when the hook was registered, or for a leaf")
+    assert_on_page(PAGE, "pass that reaches the tensor's node: its `grad_fn` when the hook was registered, or for a")
     for make in (lambda a: a, lambda a: a * 1, lambda a: (a * 1).sin()):
         a = torch.tensor([1.0, 2.0], requires_grad=True)
         t, ran = make(a), []

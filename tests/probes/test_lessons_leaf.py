@@ -236,7 +236,8 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
         PAGE, "`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor itself"
     )
     assert_on_page(PAGE, "(without `copy=True`)")
-    assert_on_page(PAGE, "A CPU tensor's device is `cpu`, which `cpu:0` does not equal: `.to(\"cpu:0\")` records a copy.")
+    assert_on_page(PAGE, "A CPU tensor's device is `cpu`, which `cpu:0` does not equal:")
+    assert_on_page(PAGE, '`.to("cpu:0")` records a copy.')
     w = torch.randn(4, requires_grad=True)
     same = ("cpu", torch.device("cpu"), torch.float32, torch.empty(1), torch.empty(1, device="cpu:0"))
     assert all(w.to(arg) is w for arg in same) and w.to("cpu", torch.float32) is w
