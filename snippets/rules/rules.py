@@ -245,14 +245,14 @@ def who_gets_a_grad_from_backward(run: Run):
 
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
-    the leaves requiring grad and the `retain_grad()` tensors that a
+    the leaves requiring grad and `retain_grad()` tensors that a
     gradient flows into. With `backward(inputs=[...])`: the listed
-    tensors a gradient flows into (a non-leaf too) and the
-    `retain_grad()` tensors between the output and a listed one. A
-    view taken with grad mode off needs its own `requires_grad=True`
-    first. Every other `.grad` stays as it was, unless a hook of yours
-    writes it. A tensor the pass reaches without a gradient gets none.
-    See [Why `.grad` is None](/grad-is-none.md); [rule 4,
+    tensors a gradient flows into (a non-leaf too) and `retain_grad()`
+    tensors between the output and a listed one. A view taken with
+    grad mode off reads `requires_grad=True` yet gets none unless you
+    set that flag first. Every other `.grad` is unchanged unless a
+    hook writes it. A tensor the pass reaches without a gradient gets
+    none. See [Why `.grad` is None](/grad-is-none.md); [rule 4,
     checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
