@@ -547,8 +547,9 @@ def reading_a_non_leaf_grad_warns_once_per_line(run: Run):
     **Reading `.grad` of a non-leaf.** When the tensor is not a leaf,
     has not called `retain_grad()` and was not given a `.grad`,
     reading it gives None and a `UserWarning`; Python's default
-    warning filter shows that warning once per line of code, however
-    many times the line runs (a loop that reads it warns once).
+    warning filter shows that warning once per line of code until the
+    warning filters change (a loop that reads it warns once, unless
+    code in the loop enters `warnings.catch_warnings()`).
     Reading `.grad` of a leaf or a `retain_grad()` tensor gives no
     warning. [Rule 12, checked](/rules.md#rule-12).
     --8<-- [end:rule-12]

@@ -5,6 +5,7 @@ general sentence, tried with the counter-case an expert would try first. Each pr
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import warnings
 
@@ -885,3 +886,26 @@ def test_rule_6_a_hook_gets_none_where_no_gradient_was_computed():
     (var + mean).backward()
     assert got["var"] is not None and got["mean"] is not None
 
+
+@pytest.mark.parametrize(
+    ("loop", "expected"),
+    [
+        ("for step in range(3):\n    b.grad", 1),
+        ("for step in range(3):\n    b.grad\n    with warnings.catch_warnings():\n        pass", 3),
+        ("for step in range(3):\n    b.grad\n    warnings.simplefilter('default')", 3),
+    ],
+    ids=["a loop", "a loop entering catch_warnings", "a loop changing the filters"],
+)
+def test_rule_12_the_default_filter_shows_the_warning_once_per_line_until_the_filters_change(loop, expected):
+    """Rule 12: '... shows that warning once per line of code until the warning filters change (a loop that
+    reads it warns once, unless code in the loop enters `warnings.catch_warnings()`).' Before: '... once per
+    line of code, however many times the line runs (a loop that reads it warns once)', loose (reader 10,
+    L3): each exit from a `warnings.catch_warnings()` block, which libraries may enter, resets that memory,
+    and the same line warns again (/tmp/reader10/p16.py: 3 warnings in 3 iterations), as grad-is-none and
+    faq/warnings say. Counter-cases, in a fresh interpreter (pytest changes the filters): a plain loop
+    (one warning), an empty catch_warnings() block in it, a simplefilter() call in it (one per iteration)."""
+    rule_says("once per line of code until the warning filters change")
+    rule_says("(a loop that reads it warns once, unless code in the loop enters `warnings.catch_warnings()`)")
+    code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + loop + "\n"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.count("is not a leaf Tensor is being accessed") == expected
