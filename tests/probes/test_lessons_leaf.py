@@ -222,9 +222,12 @@ def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
 
 def test_to_where_the_tensor_is_returns_itself_unless_copy():
     """Sentences: '`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor
-    itself (without `copy=True`)' and 'A CPU tensor's device is `cpu`, which `cpu:0` does not equal:
-    `.to("cpu:0")` records a copy.' Before: '`.to()` to the dtype and device the tensor has returns the
-    tensor itself', loose (reader 9, L1): `"cpu:0"` names the device a CPU tensor is on, yet
+    itself (without `copy=True` or `memory_format=`)' and 'A CPU tensor's device is `cpu`, which `cpu:0`
+    does not equal: `.to("cpu:0")` records a copy.' Before: '... (without `copy=True`)', loose (reader 10,
+    L1): on a 4-D leaf that requires grad, `.to(memory_format=torch.channels_last)` keeps the dtype and
+    device yet records a copy (/tmp/reader10/p1.py: "to channels_last: False <ToCopyBackward0 ...>"), as
+    it does on a (1, 2, 1, 1) tensor that is already channels_last-contiguous. Before that: '`.to()` to
+    the dtype and device the tensor has returns the tensor itself', loose (reader 9, L1): `"cpu:0"` names the device a CPU tensor is on, yet
     `torch.device("cpu:0") != w.device`, and `w.to("cpu:0")` is a recorded copy whose `.grad` stays None
     while `w` gets the gradient (/tmp/reader9/p2.py). Before that: '`.to()` to where the tensor already is
     returns the tensor itself', which `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, the
@@ -235,7 +238,7 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
     assert_on_page(
         PAGE, "`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor itself"
     )
-    assert_on_page(PAGE, "(without `copy=True`)")
+    assert_on_page(PAGE, "(without `copy=True` or `memory_format=`)")
     assert_on_page(PAGE, "A CPU tensor's device is `cpu`, which `cpu:0` does not equal: `.to(\"cpu:0\")` records a copy.")
     w = torch.randn(4, requires_grad=True)
     same = ("cpu", torch.device("cpu"), torch.float32, torch.empty(1), torch.empty(1, device="cpu:0"))
@@ -247,6 +250,9 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
             assert other is not w and not other.is_leaf and other.grad_fn.name() == "ToCopyBackward0"
     for other in (w.to("cpu", copy=True), w.to(torch.float32, copy=True), w.to("cpu", torch.float64), w.to("meta")):
         assert other is not w and not other.is_leaf
+    for x in (torch.randn(1, 2, 3, 3, requires_grad=True), torch.randn(1, 2, 1, 1, requires_grad=True)):
+        other = x.to(memory_format=torch.channels_last)
+        assert other is not x and other.grad_fn.name() == "ToCopyBackward0"
     copy = w.to("cpu:0")
     (copy * 2).sum().backward()
     assert torch.equal(w.grad, torch.full((4,), 2.0)) and copy.data_ptr() != w.data_ptr()
