@@ -245,14 +245,14 @@ def who_gets_a_grad_from_backward(run: Run):
 
     --8<-- [start:rule-4]
     **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
-    the leaves requiring grad and the `retain_grad()` tensors that a
+    the leaves requiring grad and `retain_grad()` tensors that a
     gradient flows into. With `backward(inputs=[...])`: the listed
-    tensors a gradient flows into (a non-leaf too) and the
-    `retain_grad()` tensors between the output and a listed one. A
-    view taken with grad mode off needs its own `requires_grad=True`
-    first. Every other `.grad` stays as it was, unless a hook of yours
-    writes it. A tensor the pass reaches without a gradient gets none.
-    See [Why `.grad` is None](/grad-is-none.md); [rule 4,
+    tensors a gradient flows into (a non-leaf too) and `retain_grad()`
+    tensors between the output and a listed one. A view taken with
+    grad mode off reads `requires_grad=True` yet gets none unless you
+    set that flag first. Every other `.grad` is unchanged unless a
+    hook writes it. A tensor the pass reaches without a gradient gets
+    none. See [Why `.grad` is None](/grad-is-none.md); [rule 4,
     checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
@@ -547,8 +547,9 @@ def reading_a_non_leaf_grad_warns_once_per_line(run: Run):
     **Reading `.grad` of a non-leaf.** When the tensor is not a leaf,
     has not called `retain_grad()` and was not given a `.grad`,
     reading it gives None and a `UserWarning`; Python's default
-    warning filter shows that warning once per line of code, however
-    many times the line runs (a loop that reads it warns once).
+    warning filter shows that warning once per line of code until the
+    warning filters change (a loop that reads it warns once, unless
+    code in the loop enters `warnings.catch_warnings()`).
     Reading `.grad` of a leaf or a `retain_grad()` tensor gives no
     warning. [Rule 12, checked](/rules.md#rule-12).
     --8<-- [end:rule-12]

@@ -27,10 +27,21 @@ def _run(x, use_reentrant):
 
 
 def test_reentrant_checkpoint_of_data_only_freezes_the_block_and_says_so():
-    """Sentences: 'warns this when none of the tensors passed to it requires grad', 'With no input
+    """Sentences: 'warns this when none of its arguments is a tensor that requires grad', 'With no input
     requiring grad, the block's output does not require grad', 'Nothing raises: an optimizer then skips the
-    block's weights, and they never change.'"""
-    assert_on_page(PAGE, "warns this when none of the tensors passed to it requires grad")
+    block's weights, and they never change.' Before: 'warns this when none of the tensors passed to it
+    requires grad', loose (reader 10, L4): the reentrant variant looks only at its arguments themselves, so
+    a tensor that requires grad passed inside a list still gets the warning, and the block's output does
+    not require grad (/tmp/reader10/p13.py: "reentrant tensor in list rg: ['None of the inputs have
+    requires_grad=True. Gradie'] h.rg False"). Counter-cases: such a tensor in a list and in a tuple."""
+    assert_on_page(PAGE, "warns this when none of its arguments is a tensor that requires grad")
+    for wrap in (list, tuple):
+        block = nn.Linear(4, 4)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            listed = wrap([torch.randn(2, 4, requires_grad=True)])
+            h = checkpoint(lambda xs, block=block: block(xs[0]), listed, use_reentrant=True)
+        assert [str(w.message) for w in caught] == [WARNING] and not h.requires_grad
     assert_on_page(PAGE, "Nothing raises: an optimizer then skips the block's weights, and they never change.")
     caught, h, block, head = _run(torch.randn(2, 4), use_reentrant=True)
     assert caught == [WARNING] and not h.requires_grad

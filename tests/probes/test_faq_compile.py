@@ -4,6 +4,7 @@ call (the page says "before the first compiled call"), a hook removed while the 
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from tests.probes._compile import Net
@@ -77,6 +78,44 @@ def test_a_stored_tensor_gets_only_the_gradient_of_its_uses_outside(dynamo):
     h.retain_grad()
     (net.l2(h).sum() + h.sum()).backward()
     assert not torch.equal(h.grad, torch.ones(3, 8))
+
+
+class RetainsAct(Net):
+    def forward(self, x):
+        h = self.l1(x).relu()
+        h.retain_grad()  # inside the compiled forward, Grad-CAM style
+        self.act = h
+        return self.l2(h)
+
+
+def test_retain_grad_called_after_the_compiled_call_on_a_stored_tensor_does_not_work(dynamo):
+    """Sentence: 'while `retain_grad()` called after the compiled call on a tensor the forward stored, and
+    module hooks added to a submodule after the first compiled call, do not work as they do without
+    compiling'; the description's 'retain_grad on a tensor the compiled forward stored'. Before:
+    '`retain_grad()` on a tensor inside it', loose (reader 10, L5): called inside the compiled forward,
+    with the default settings, `retain_grad()` splits the graph there and the stored tensor's `.grad`
+    equals eager mode's (/tmp/reader10/p19.py); with `fullgraph=True` the call raises `Unsupported`
+    (/tmp/reader10/p15.py). Cases of the words: the page's part 2 (`retain_grad()` after the call: no
+    `.grad`). Counter-cases: `retain_grad()` inside the forward, default settings and `fullgraph=True`."""
+    import torch._dynamo
+
+    assert_on_page(PAGE, "while `retain_grad()` called after the compiled call on a\ntensor the forward stored")
+    assert_on_page(PAGE, "retain_grad on a tensor the compiled forward stored)")
+    torch.manual_seed(0)
+    x = torch.randn(3, 4)
+    after, inside, eager = StoresAct(), RetainsAct(), RetainsAct()
+    inside.load_state_dict(after.state_dict())
+    eager.load_state_dict(after.state_dict())
+    torch.compile(after, backend="aot_eager")(x).sum().backward()
+    after.act.retain_grad()
+    assert after.act.grad is None
+    eager(x).sum().backward()
+    torch.compile(inside, backend="aot_eager")(x).sum().backward()
+    assert inside.act.grad is not None and torch.allclose(inside.act.grad, eager.act.grad)
+    torch.compiler.reset()  # else the graph-broken frames compiled above are reused
+    full = RetainsAct()
+    with pytest.raises(torch._dynamo.exc.Unsupported):
+        torch.compile(full, backend="aot_eager", fullgraph=True)(x)
 
 
 def test_after_the_first_call_only_the_submodules_new_hooks_are_skipped(dynamo):

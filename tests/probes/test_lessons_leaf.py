@@ -119,21 +119,21 @@ def test_a_weight_handed_back_by_an_everyday_operation_keeps_no_grad():
 
 
 def test_what_autograd_records_of_the_everyday_operations():
-    """Sentence: 'With grad mode on and inference mode off (`torch.is_grad_enabled()`,
-    `torch.is_inference_mode_enabled()`), autograd records `.to()` to another
+    """Sentence: 'With grad mode on and inference mode off, autograd records `.to()` to another
     floating-point dtype or another device, `.view()` (to any shape, its own too) and `* 0.01` on a tensor that
     requires grad, and what they return is an intermediate'. Before: '(outside `torch.no_grad()`)', which
     `inference_mode()` and `set_grad_enabled(False)` break (outside no_grad, grad mode off: nothing
     recorded), and so does `enable_grad()` inside `no_grad()` (recorded) (reader 3, L1); and
     'grad mode on (`torch.is_grad_enabled()`)' alone, which `enable_grad()` inside `inference_mode()`
-    breaks (grad mode on, nothing recorded). Counter-cases:
+    breaks (grad mode on, nothing recorded). The words named `torch.is_grad_enabled()` and
+    `torch.is_inference_mode_enabled()` in parentheses until the first lesson needed the line (6 screens).
+    Counter-cases:
     `.to(torch.int64)` and `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype,
     and each of those contexts, nested or not: recorded exactly when grad mode is on and inference mode
     off."""
     assert_on_page(
         PAGE,
-        "With grad mode on and inference mode off (`torch.is_grad_enabled()`, `torch.is_inference_mode_enabled()`),"
-        " autograd records `.to()` to another",
+        "With grad mode on and inference mode off, autograd records `.to()` to another",
     )
     w = torch.randn(4, requires_grad=True)
     assert_on_page(PAGE, "`.view()` (to any shape, its own too)")
@@ -221,23 +221,22 @@ def test_views_and_arithmetic_get_a_grad_fn_of_their_own():
 
 
 def test_to_where_the_tensor_is_returns_itself_unless_copy():
-    """Sentences: '`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor
-    itself (without `copy=True`)' and 'A CPU tensor's device is `cpu`, which `cpu:0` does not equal:
-    `.to("cpu:0")` records a copy.' Before: '`.to()` to the dtype and device the tensor has returns the
-    tensor itself', loose (reader 9, L1): `"cpu:0"` names the device a CPU tensor is on, yet
-    `torch.device("cpu:0") != w.device`, and `w.to("cpu:0")` is a recorded copy whose `.grad` stays None
-    while `w` gets the gradient (/tmp/reader9/p2.py). Before that: '`.to()` to where the tensor already is
-    returns the tensor itself', which `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, the
-    same device with another dtype, the meta device with the same dtype, `"cpu:0"` and
-    `torch.device("cpu", 0)` (with and without the dtype). Cases of the words: `"cpu"`, `torch.device("cpu")`,
-    the dtype alone, `.to(other_tensor)` of the same dtype and device (whose device is `cpu` even when made
-    with `device="cpu:0"`)."""
+    """Sentences: '`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor itself
+    (without `copy=True` or `memory_format=`)'. Before: '... (without `copy=True`)', loose (reader 10, L1): on a 4-D
+    leaf that requires grad, `.to(memory_format=torch.channels_last)` keeps the dtype and device yet records a copy
+    (/tmp/reader10/p1.py: "to channels_last: False <ToCopyBackward0 ...>"), as it does on a (1, 2, 1, 1) tensor that
+    is already channels_last-contiguous. Before that: '`.to()` to the dtype and device the tensor has returns the
+    tensor itself', loose (reader 9, L1): `"cpu:0"` names the device a CPU tensor is on, yet `torch.device("cpu:0")
+    != w.device`, and `w.to("cpu:0")` is a recorded copy whose `.grad` stays None while `w` gets the gradient
+    (/tmp/reader9/p2.py). Before that: '`.to()` to where the tensor already is returns the tensor itself', which
+    `w.to("cpu", copy=True)` breaks. Counter-cases: `copy=True`, the same device with another dtype, the meta device
+    with the same dtype, `"cpu:0"` and `torch.device("cpu", 0)` (with and without the dtype). Cases of the words:
+    `"cpu"`, `torch.device("cpu")`, the dtype alone, `.to(other_tensor)` of the same dtype and device (whose device
+    is `cpu` even when made with `device="cpu:0"`)."""
     assert_on_page(
         PAGE, "`.to()` to the dtype the tensor has and a device equal to `t.device` returns the tensor itself"
     )
-    assert_on_page(PAGE, "(without `copy=True`)")
-    assert_on_page(PAGE, "A CPU tensor's device is `cpu`, which `cpu:0` does not equal:")
-    assert_on_page(PAGE, '`.to("cpu:0")` records a copy.')
+    assert_on_page(PAGE, "(without `copy=True` or `memory_format=`)")
     w = torch.randn(4, requires_grad=True)
     same = ("cpu", torch.device("cpu"), torch.float32, torch.empty(1), torch.empty(1, device="cpu:0"))
     assert all(w.to(arg) is w for arg in same) and w.to("cpu", torch.float32) is w
@@ -248,6 +247,9 @@ def test_to_where_the_tensor_is_returns_itself_unless_copy():
             assert other is not w and not other.is_leaf and other.grad_fn.name() == "ToCopyBackward0"
     for other in (w.to("cpu", copy=True), w.to(torch.float32, copy=True), w.to("cpu", torch.float64), w.to("meta")):
         assert other is not w and not other.is_leaf
+    for x in (torch.randn(1, 2, 3, 3, requires_grad=True), torch.randn(1, 2, 1, 1, requires_grad=True)):
+        other = x.to(memory_format=torch.channels_last)
+        assert other is not x and other.grad_fn.name() == "ToCopyBackward0"
     copy = w.to("cpu:0")
     (copy * 2).sum().backward()
     assert torch.equal(w.grad, torch.full((4,), 2.0)) and copy.data_ptr() != w.data_ptr()

@@ -5,7 +5,9 @@ general sentence, tried with the counter-case an expert would try first. Each pr
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -798,9 +800,15 @@ def test_rule_10_retain_grad_on_a_leaf_does_nothing():
 
 
 def test_rule_4_a_view_taken_with_grad_mode_off_needs_its_own_requires_grad():
-    """Rule 4: 'A view taken with grad mode off needs its own `requires_grad=True` first.' Before: '... the
-    leaves requiring grad and the `retain_grad()` tensors that a gradient flows into (never a view taken
-    with grad mode off)', false (reader 8, F1): once such a view calls `requires_grad_()` (or is set
+    """Rule 4: 'A view taken with grad mode off reads `requires_grad=True` yet gets none unless you set that
+    flag first.' Before: 'A view taken with grad mode off needs its own `requires_grad=True` first.', loose
+    (reader 10, L2): such a view already reads `requires_grad=True` (and `is_leaf`), so the words look met,
+    yet a pass through it fills no `.grad`, its own or its base's, and neither raises nor warns: the node
+    that uses it links to nothing (/tmp/reader10/p7.py, p17.py). (Still not `requires_grad_()`, for the
+    search, below; to fit 80 words, 'Every other `.grad` stays as it was, unless a hook of yours writes it'
+    became 'is unchanged unless a hook writes it', and 'the' before each `retain_grad()` tensors went.)
+    Before that: '... the leaves requiring grad and the `retain_grad()` tensors that a gradient flows into
+    (never a view taken with grad mode off)', false (reader 8, F1): once such a view calls `requires_grad_()` (or is set
     `requires_grad = True`, though it already reads True) it is still a view of the same base, and
     backward() fills its `.grad` (/tmp/reader8/p2.py), which the site's own fix for a weight (transform it
     under no_grad(), then `requires_grad_()`) meets whenever the transform is a view. (The words say
@@ -817,7 +825,9 @@ def test_rule_4_a_view_taken_with_grad_mode_off_needs_its_own_requires_grad():
     `requires_grad_()` on every no_grad() view op_db's operators return."""
     import torch
 
-    rule_says("A view taken with grad mode off needs its own `requires_grad=True` first.")
+    rule_says(
+        "A view taken with grad mode off reads `requires_grad=True` yet gets none unless you set that flag first."
+    )
 
     def set_attribute(v):
         v.requires_grad = True
@@ -838,8 +848,11 @@ def test_rule_4_a_view_taken_with_grad_mode_off_needs_its_own_requires_grad():
                             loss.backward(inputs=[v]) if listed else loss.backward()
 
                         early = (v * 3).sum()
-                        backward((v * 2).sum())
-                        assert v.grad is None and base.grad is None
+                        assert (v * 2).grad_fn.next_functions == ((None, 0), (None, 0))  # links to nothing
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("error")  # silent: no warning, no error
+                            backward((v * 2).sum())
+                        assert v.grad is None and base.grad is None and v.requires_grad
                         flag(v)
                         assert v.is_leaf and v._is_view() and v._base is base
                         backward(early)
@@ -872,3 +885,27 @@ def test_rule_6_a_hook_gets_none_where_no_gradient_was_computed():
     mean.register_hook(lambda g: got.setdefault("mean", g))
     (var + mean).backward()
     assert got["var"] is not None and got["mean"] is not None
+
+
+@pytest.mark.parametrize(
+    ("loop", "expected"),
+    [
+        ("for step in range(3):\n    b.grad", 1),
+        ("for step in range(3):\n    b.grad\n    with warnings.catch_warnings():\n        pass", 3),
+        ("for step in range(3):\n    b.grad\n    warnings.simplefilter('default')", 3),
+    ],
+    ids=["a loop", "a loop entering catch_warnings", "a loop changing the filters"],
+)
+def test_rule_12_the_default_filter_shows_the_warning_once_per_line_until_the_filters_change(loop, expected):
+    """Rule 12: '... shows that warning once per line of code until the warning filters change (a loop that
+    reads it warns once, unless code in the loop enters `warnings.catch_warnings()`).' Before: '... once per
+    line of code, however many times the line runs (a loop that reads it warns once)', loose (reader 10,
+    L3): each exit from a `warnings.catch_warnings()` block, which libraries may enter, resets that memory,
+    and the same line warns again (/tmp/reader10/p16.py: 3 warnings in 3 iterations), as grad-is-none and
+    faq/warnings say. Counter-cases, in a fresh interpreter (pytest changes the filters): a plain loop
+    (one warning), an empty catch_warnings() block in it, a simplefilter() call in it (one per iteration)."""
+    rule_says("once per line of code until the warning filters change")
+    rule_says("(a loop that reads it warns once, unless code in the loop enters `warnings.catch_warnings()`)")
+    code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + loop + "\n"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.count("is not a leaf Tensor is being accessed") == expected
