@@ -31,6 +31,7 @@ prints is also written to bench/RESULTS.md, headed by the commit it measured.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gzip
 import io
@@ -126,6 +127,31 @@ def build(site: Path, *, env: dict | None = None, cold: bool = False, config: Pa
             shutil.rmtree(cache, ignore_errors=True)
     options = ["--strict"] if config is None else ["--config-file", str(config)]
     return run([sys.executable, "-m", "mkdocs", "build", *options, "--site-dir", str(site)], env=env)
+
+
+@contextlib.contextmanager
+def caches_set_aside():
+    """The caches moved aside while the cold builds run, and put back after them: what the cold builds
+    stored stays, and every other entry comes back (the test suite's own runs of the snippets are stored
+    there too: without them, the next `make test` would run every snippet again)."""
+    aside = ROOT / ".cache" / f"bench-aside-{os.getpid()}"
+    moved = []
+    for cache in CACHES:
+        if cache.exists():
+            (aside / cache.parent.name).mkdir(parents=True, exist_ok=True)
+            cache.rename(aside / cache.parent.name / cache.name)
+            moved.append(cache)
+    try:
+        yield
+    finally:
+        for cache in moved:
+            shutil.copytree(aside / cache.parent.name / cache.name, cache, dirs_exist_ok=True, copy_function=_copy_new)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _copy_new(source: str, target: str) -> None:
+    if not os.path.exists(target):
+        shutil.copy2(source, target)
 
 
 def median_of(runs: int, measure) -> float:
@@ -403,7 +429,8 @@ def main() -> None:
         plain_yml.write_text(json.dumps(plain_config(ROOT)), encoding="utf-8")  # JSON is YAML
         plain_site = Path(tmp) / "plain-site"
         costs = example_costs()
-        cold_runs = [build(site, cold=True) for _ in range(n)]
+        with caches_set_aside():
+            cold_runs = [build(site, cold=True) for _ in range(n)]
         cold = statistics.median(t for t, _ in cold_runs)
         peak_rss = max(rss for _, rss in cold_runs)
         plain, warm, no_exec = side_by_side(

@@ -211,3 +211,21 @@ def test_the_suites_time_counts_the_cpu_of_every_process_it_started():
     wall, cpu = bench.cpu_and_wall([sys.executable, "-c", grandchild])
     assert cpu >= 0.5, "the grandchild's CPU seconds are missing"
     assert wall >= 1.0 and cpu < wall, "wall and CPU time mixed up"
+
+
+def test_the_cold_builds_leave_every_other_cache_entry_in_place(tmp_path, monkeypatch):
+    """Catches cold builds that delete the caches for good: the suite's runs of the snippets live in
+    .cache/fieldnotes too, and a `make test` after `make bench` ran every snippet again."""
+    caches = [tmp_path / ".cache" / "fieldnotes", tmp_path / ".cache" / "mkdocs-jupyter"]
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    monkeypatch.setattr(bench, "CACHES", caches)
+    caches[0].mkdir(parents=True)
+    (caches[0] / "standalone.json").write_text("the suite's")
+    (caches[0] / "build.json").write_text("old")
+    with bench.caches_set_aside():
+        assert not caches[0].exists()  # each cold build starts without them
+        caches[0].mkdir()
+        (caches[0] / "build.json").write_text("new")
+    assert (caches[0] / "standalone.json").read_text() == "the suite's"
+    assert (caches[0] / "build.json").read_text() == "new"
+    assert not caches[1].exists() and sorted(p.name for p in (tmp_path / ".cache").iterdir()) == ["fieldnotes"]
