@@ -18,7 +18,7 @@ def assert_on_page(page: str, sentence: str) -> None:
     """The quoted words are on the page (whitespace aside)."""
     text = prose(page)
     words = " ".join(sentence.split())
-    assert words in text, f"{page} no longer says {words!r}: try the new wording against torch"
+    assert words in text, f"docs/{page} no longer says {words!r}: try the new wording against torch"
 
 
 def raises(fn, expected: type[BaseException] = RuntimeError) -> str:

@@ -3,13 +3,12 @@ counter-example to rule 4), two reads on two lines, a .grad set by hand."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 import warnings
 
 import torch
 
+from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
 from tests.probes._sentence import assert_on_page
 
 PAGE = "faq/warnings.md"
@@ -48,8 +47,7 @@ def test_the_default_filter_shows_it_once_per_line():
             b.grad
         """
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stderr.count("is not a leaf Tensor is being accessed") == 2
+    assert stderr_of(code).count(NON_LEAF_WARNING) == 2
 
 
 def test_catch_warnings_resets_the_once_per_line_memory():
@@ -68,8 +66,7 @@ def test_catch_warnings_resets_the_once_per_line_memory():
                 pass
         """
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stderr.count("is not a leaf Tensor is being accessed") == 3
+    assert stderr_of(code).count(NON_LEAF_WARNING) == 3
 
 
 def test_when_the_warning_is_printed():

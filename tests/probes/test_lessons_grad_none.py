@@ -11,7 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from tests.probes._lesson_text import NON_LEAF_WARNING, assert_on_page, stderr_of
+from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
+from tests.probes._sentence import assert_on_page
 
 PAGE = "grad-is-none.md"
 

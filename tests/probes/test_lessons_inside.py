@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from tests.conftest import ROOT
-from tests.probes._lesson_text import assert_on_page
+from tests.probes._sentence import assert_on_page
 
 PAGE = "inside-the-graph.md"
 

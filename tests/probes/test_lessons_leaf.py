@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from tests.probes._lesson_text import assert_on_page
+from tests.probes._sentence import assert_on_page
 
 PAGE = "leaf-vs-intermediate.md"
 HOME = "index.md"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.probes._lesson_text import assert_on_page
+from tests.probes._sentence import assert_on_page
 
 PAGE = "retain-grad.md"
 

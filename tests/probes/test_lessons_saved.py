@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.autograd.graph import saved_tensors_hooks
 
-from tests.probes._lesson_text import assert_on_page
+from tests.probes._sentence import assert_on_page
 
 PAGE = "saved-tensors.md"
 

@@ -5,13 +5,13 @@ general sentence, tried with the counter-case an expert would try first. Each pr
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import warnings
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
 from tests.probes._sentence import raises, sentence_marker
 
 PAGE = ROOT / "docs" / "rules.md"
@@ -907,5 +907,4 @@ def test_rule_12_the_default_filter_shows_the_warning_once_per_line_until_the_fi
     rule_says("once per line of code until the warning filters change")
     rule_says("(a loop that reads it warns once, unless code in the loop enters `warnings.catch_warnings()`)")
     code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + loop + "\n"
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stderr.count("is not a leaf Tensor is being accessed") == expected
+    assert stderr_of(code).count(NON_LEAF_WARNING) == expected
