@@ -135,17 +135,15 @@ def caches_set_aside():
     stored stays, and every other entry comes back (the test suite's own runs of the snippets are stored
     there too: without them, the next `make test` would run every snippet again)."""
     aside = ROOT / ".cache" / f"bench-aside-{os.getpid()}"
-    moved = []
-    for cache in CACHES:
-        if cache.exists():
-            (aside / cache.parent.name).mkdir(parents=True, exist_ok=True)
-            cache.rename(aside / cache.parent.name / cache.name)
-            moved.append(cache)
+    moved = {cache: aside / cache.name for cache in CACHES if cache.exists()}
+    aside.mkdir(parents=True, exist_ok=True)
+    for cache, parked in moved.items():
+        cache.rename(parked)
     try:
         yield
     finally:
-        for cache in moved:
-            shutil.copytree(aside / cache.parent.name / cache.name, cache, dirs_exist_ok=True, copy_function=_copy_new)
+        for cache, parked in moved.items():
+            shutil.copytree(parked, cache, dirs_exist_ok=True, copy_function=_copy_new)
         shutil.rmtree(aside, ignore_errors=True)
 
 
