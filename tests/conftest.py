@@ -18,6 +18,8 @@ from _pytest.nodeid import coerce_node_id
 from filelock import FileLock
 from mkdocs.utils.yaml import yaml_load
 
+from tests.fresh_python import FreshPython
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
@@ -133,7 +135,8 @@ def _calls_out(code, namespace: dict, seen: set) -> bool:
             return True
     for name in code.co_names:
         value = namespace.get(name)
-        if value is subprocess or value in (Project, mkdocs_build, RealSite):
+        starts_python = value is FreshPython or isinstance(value, FreshPython)  # tests/fresh_python.py's server
+        if value is subprocess or value in (Project, mkdocs_build, RealSite) or starts_python:
             return True
         inner = getattr(value, "__wrapped__", value)
         written_here = hasattr(inner, "__code__") and inner.__code__.co_filename.startswith(TESTS)

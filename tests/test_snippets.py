@@ -1,12 +1,14 @@
 """Every snippet, run the way a reader runs it (`python snippets/x/y.py` in a fresh interpreter), prints
-exactly its recorded output: the page, the recorded file and the reader's terminal agree."""
+exactly its recorded output: the page, the recorded file and the reader's terminal agree.
+
+The runs go through tests/fresh_python.py, which forks a fresh-looking interpreter per snippet from one
+that has imported torch (tests/test_fresh_python.py checks it against real ones), and leaves a snippet
+that could tell the difference to a real fresh interpreter."""
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -14,6 +16,7 @@ from fieldnotes import cache
 from fieldnotes.examples import drift, project_examples
 from fieldnotes.runner import Run, only_own_frames
 from tests.conftest import REUSE_RUNS, ROOT, reader_run_kind
+from tests.fresh_python import SCRIPTS
 
 EXAMPLES = project_examples(ROOT)
 STANDALONE = reader_run_kind("standalone", __file__)  # the cache kind of a run by `python snippets/x.py`
@@ -30,16 +33,8 @@ def normalise_standalone(output: str, snippet: str) -> str:
 
 def run_standalone(snippet: str) -> Run:
     # -u: stdout unbuffered, so prints and warnings interleave as they would in a terminal.
-    done = subprocess.run(
-        [sys.executable, "-u", snippet],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        timeout=300,
-    )
-    return Run(normalise_standalone(done.stdout, snippet), done.returncode)
+    done = SCRIPTS.run(snippet, ROOT, timeout=300)
+    return Run(normalise_standalone(done.text, snippet), done.returncode)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.snippet for e in EXAMPLES])
