@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from tests.probes._lesson_text import stderr_of
+from tests.probes._lesson_text import printed_by
 from tests.probes._sentence import assert_on_page
 
 PAGE = "faq/index.md"
@@ -143,7 +143,7 @@ def test_a_quoted_warning_is_the_text_torch_warns(message):
     """Sentence: 'Error headings are the exact text torch prints' (the warnings the index quotes).
     Counter-case: the warning of code of this probe's own, in a fresh interpreter."""
     assert_on_page(PAGE, f"`{message}`")
-    assert message in " ".join(stderr_of(_PRELUDE + WARNED[message]).split())
+    assert message in " ".join(printed_by(_PRELUDE + WARNED[message]).split())
 
 
 def _element0_causes():

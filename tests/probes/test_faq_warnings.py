@@ -8,7 +8,7 @@ import warnings
 
 import torch
 
-from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
+from tests.probes._lesson_text import NON_LEAF_WARNING, printed_by
 from tests.probes._sentence import assert_on_page
 
 PAGE = "faq/warnings.md"
@@ -47,7 +47,7 @@ def test_the_default_filter_shows_it_once_per_line():
             b.grad
         """
     )
-    assert stderr_of(code).count(NON_LEAF_WARNING) == 2
+    assert printed_by(code).count(NON_LEAF_WARNING) == 2
 
 
 def test_catch_warnings_resets_the_once_per_line_memory():
@@ -66,7 +66,7 @@ def test_catch_warnings_resets_the_once_per_line_memory():
                 pass
         """
     )
-    assert stderr_of(code).count(NON_LEAF_WARNING) == 3
+    assert printed_by(code).count(NON_LEAF_WARNING) == 3
 
 
 def test_when_the_warning_is_printed():

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
+from tests.probes._lesson_text import NON_LEAF_WARNING, printed_by
 from tests.probes._sentence import assert_on_page
 
 PAGE = "grad-is-none.md"
@@ -71,7 +71,7 @@ def test_reading_that_grad_warns_and_a_retained_one_does_not():
         dropped.grad
         """
     )
-    assert stderr_of(code).count(NON_LEAF_WARNING) == 1
+    assert printed_by(code).count(NON_LEAF_WARNING) == 1
 
 
 def test_retain_grad_before_the_pass_keeps_it_and_after_does_not():
@@ -104,7 +104,7 @@ def test_the_warning_is_shown_once_per_line_until_the_filters_change(reads, expe
         PAGE, "Code that enters `warnings.catch_warnings()` in the loop resets that memory, and then it repeats"
     )
     code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + reads + "\n"
-    assert stderr_of(code).count(NON_LEAF_WARNING) == expected
+    assert printed_by(code).count(NON_LEAF_WARNING) == expected
 
 
 def test_keeping_every_intermediates_gradient_costs_as_much_as_the_intermediates():

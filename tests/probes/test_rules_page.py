@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from tests.conftest import ROOT
-from tests.probes._lesson_text import NON_LEAF_WARNING, stderr_of
+from tests.probes._lesson_text import NON_LEAF_WARNING, printed_by
 from tests.probes._sentence import raises, sentence_marker
 
 PAGE = ROOT / "docs" / "rules.md"
@@ -907,4 +907,4 @@ def test_rule_12_the_default_filter_shows_the_warning_once_per_line_until_the_fi
     rule_says("once per line of code until the warning filters change")
     rule_says("(a loop that reads it warns once, unless code in the loop enters `warnings.catch_warnings()`)")
     code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + loop + "\n"
-    assert stderr_of(code).count(NON_LEAF_WARNING) == expected
+    assert printed_by(code).count(NON_LEAF_WARNING) == expected
