@@ -32,6 +32,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 from browser_site import (
+    AXE_SCRIPT,
+    AXE_URL_PATH,
     CHROMIUM,
     CHROMIUM_ARGS,
     DEFAULT_CONTEXT,
@@ -79,7 +81,8 @@ def browser():
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the built site; answers /sitemap.xml as `mkdocs serve` does, with this server's URLs.
+    """Serves the built site; answers /sitemap.xml as `mkdocs serve` does, with this server's URLs; and
+    serves axe-core at AXE_URL_PATH, for the accessibility audit (test_schemes.py) to load.
 
     navigation.instant only intercepts links listed in the sitemap, under the address the site is
     served from. The built sitemap names the deployed site_url (or nothing, with no site_url), so
@@ -87,7 +90,10 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     """
 
     def do_GET(self):
-        if urlsplit(self.path).path != "/sitemap.xml":
+        path = urlsplit(self.path).path
+        if path == AXE_URL_PATH:
+            return self._send(AXE_SCRIPT.read_bytes(), "text/javascript", cache=True)
+        if path != "/sitemap.xml":
             return super().do_GET()
         host, port = self.server.server_address[:2]
         origin = f"http://{self.headers.get('Host', f'{host}:{port}')}"
@@ -96,9 +102,14 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             '<?xml version="1.0" encoding="UTF-8"?>'
             f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
         ).encode()
+        self._send(body, "application/xml")
+
+    def _send(self, body: bytes, content_type: str, *, cache: bool = False) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        if cache:  # the same bytes all session: the browser need not ask again
+            self.send_header("Cache-Control", "max-age=86400, immutable")
         self.end_headers()
         self.wfile.write(body)
 
