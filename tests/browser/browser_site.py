@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from axe_playwright_python.base import AXE_FILE_PATH
+
 from tests.conftest import in_ci  # noqa: F401 - the browser tests import it here
 from tests.site_pages import built_pages, page_id, site_pages  # noqa: F401 - the browser tests import them here
 
@@ -30,6 +32,12 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 # The page's own content (search results are <article>s too).
 CONTENT = "article.md-content__inner"
+
+# axe-core, as axe-playwright-python ships it, served by the test server at a path no page of the site
+# has (conftest.py), for the page to load as a script: the browser then keeps the script and its compiled
+# code in its cache, where the library's own run() sends the whole script again with every audit.
+AXE_SCRIPT = AXE_FILE_PATH
+AXE_URL_PATH = "/__axe-core__/axe.min.js"
 
 # How long a test waits for the browser (a page load, an element, a condition) before failing: generous,
 # because the suite runs beside builds and other tests on a 2-core machine; a waiting test costs nothing.

@@ -23,6 +23,7 @@ With SCREENSHOTS=1 every visit also saves a full-page screenshot to test-artifac
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +33,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 from browser_site import (
+    AXE_SCRIPT,
+    AXE_URL_PATH,
     CHROMIUM,
     CHROMIUM_ARGS,
     DEFAULT_CONTEXT,
@@ -78,8 +81,17 @@ def browser():
         chromium.close()
 
 
+# Every page loads the search index, and its search worker builds the index of the whole site at each
+# load, on a core the checks need: it is the site's one index, the same on every page, and searching it
+# is test_search.py's. A page visit asks for it with this header and gets it at the same address, with
+# the same settings but no documents, so a page that fails to load it still fails its visit.
+VISIT_HEADER = "X-Page-Visit"
+
+
 class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the built site; answers /sitemap.xml as `mkdocs serve` does, with this server's URLs.
+    """Serves the built site; answers /sitemap.xml as `mkdocs serve` does, with this server's URLs; and
+    serves axe-core at AXE_URL_PATH, for the accessibility audit (test_schemes.py) to load; and to the
+    page visits (VISIT_HEADER), the search index without its documents.
 
     navigation.instant only intercepts links listed in the sitemap, under the address the site is
     served from. The built sitemap names the deployed site_url (or nothing, with no site_url), so
@@ -87,7 +99,13 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     """
 
     def do_GET(self):
-        if urlsplit(self.path).path != "/sitemap.xml":
+        path = urlsplit(self.path).path
+        if path == AXE_URL_PATH:
+            return self._send(AXE_SCRIPT.read_bytes(), "text/javascript", cache=True)
+        index = Path(self.directory) / "search" / "search_index.json"
+        if path == "/search/search_index.json" and self.headers.get(VISIT_HEADER) and index.is_file():
+            return self._send(json.dumps({**json.loads(index.read_bytes()), "docs": []}).encode(), "application/json")
+        if path != "/sitemap.xml":
             return super().do_GET()
         host, port = self.server.server_address[:2]
         origin = f"http://{self.headers.get('Host', f'{host}:{port}')}"
@@ -96,9 +114,14 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             '<?xml version="1.0" encoding="UTF-8"?>'
             f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
         ).encode()
+        self._send(body, "application/xml")
+
+    def _send(self, body: bytes, content_type: str, *, cache: bool = False) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        if cache:  # the same bytes all session: the browser need not ask again
+            self.send_header("Cache-Control", "max-age=86400, immutable")
         self.end_headers()
         self.wfile.write(body)
 
@@ -160,7 +183,8 @@ def page_visit(_shared_contexts, built_site, screenshots_dir):
     def visit(site_page: str, width: str = "desktop", scheme: str = "light") -> Visit:
         key = (site_page, width, scheme)
         if key not in visits:
-            page, guard = _shared_contexts(**WIDTHS[width], color_scheme=scheme).new_page()
+            shared = _shared_contexts(**WIDTHS[width], color_scheme=scheme, extra_http_headers={VISIT_HEADER: "1"})
+            page, guard = shared.new_page()
             visits[key] = record_visit(
                 page, guard, site_page, width, scheme, built_site=built_site, screenshots_dir=screenshots_dir
             )

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from browser_site import CONTENT, page_id
+from browser_site import BUDGET_MS, CONTENT, page_id
 
 SCHEMES = ("light", "dark")
 
@@ -35,9 +35,40 @@ def by_configuration(name: str, values, **fixed):
     return pytest.mark.parametrize(name, [pytest.param(v, marks=visit_group(**{**fixed, name: v})) for v in values])
 
 
-PAGE_WIDTH = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-# No CSS transition or animation running on the page.
-SETTLED = "() => document.getAnimations().every(animation => animation.playState !== 'running')"
+# How wide the page is against the viewport, and what pokes out (OVERFLOWING), in one round trip.
+PAGE_WIDTH = (
+    "overflowing => [document.documentElement.scrollWidth, document.documentElement.clientWidth, overflowing()]"
+)
+
+# The load's waits, in the page: one round trip, and none of Playwright's own scripts (a locator or a
+# wait_for_function sets them up in each new document, at a cost per load). The heading shown; the
+# page scrolled to its end and back, each time for a frame, whose scroll steps run the theme's scroll
+# handlers there; then every transition and animation finished (not waited for: the end state is the
+# same), frame after frame until a frame starts none. Back at the top the header swaps its title
+# with a transition: a check made during it (axe's contrast) would see the colours half-way.
+SETTLE = """async ({heading, budget}) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+  const deadline = performance.now() + budget;
+  const shown = el => el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+  const running = () => document.getAnimations().filter(animation => animation.playState === "running");
+  while (!shown(document.querySelector(heading))) {
+    if (performance.now() > deadline) throw new Error(`no ${heading} shown`);
+    await frame();
+  }
+  window.scrollTo(0, document.documentElement.scrollHeight);
+  await frame();
+  window.scrollTo(0, 0);
+  await frame();
+  for (let left = running(); left.length; left = running()) {
+    if (performance.now() > deadline) {
+      throw new Error(`still running: ${left.map(a => a.transitionProperty || a.animationName || a.id)}`);
+    }
+    for (const animation of left) {
+      if (animation.effect.getComputedTiming().endTime !== Infinity) animation.finish();
+    }
+    await frame();
+  }
+}"""
 
 
 @dataclass
@@ -63,12 +94,7 @@ class Visit:
 
 def _load(page, site_page: str) -> int | None:
     response = page.goto(site_page)
-    page.locator(f"{CONTENT} h1").first.wait_for()
-    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.evaluate("window.scrollTo(0, 0)")
-    # Back at the top the header swaps its title with a transition: a check made during it (axe's
-    # contrast) would see the colours half-way.
-    page.wait_for_function(SETTLED)
+    page.evaluate(SETTLE, {"heading": f"{CONTENT} h1", "budget": BUDGET_MS})
     return response and response.status
 
 
@@ -76,27 +102,22 @@ def record_visit(page, guard, site_page: str, width: str, scheme: str, *, built_
     """Load `site_page` in the tab and record what every check of this configuration needs."""
     # The measuring code stays with the checks that read it.
     from test_copy import copy_problems
-    from test_schemes import MARK_REPEATED_CODE_STYLES, OVERFLOWING, axe, background_luminance, screenshot
+    from test_schemes import OVERFLOWING, audit, scheme_and_luminance, screenshot
     from test_screen import PERMALINKS_ON_THEIR_OWN_LINE, SMALL_FIGURE_TEXT, code_problems, hidden_underscores
 
     visit = Visit(site_page, width, scheme)
     desktop, light = width == "desktop", scheme == "light"
     steps = [
         ("status", lambda: _load(page, site_page)),
-        ("scheme", lambda: (page.locator("body").get_attribute("data-md-color-scheme"), background_luminance(page))),
+        ("scheme", lambda: scheme_and_luminance(page)),
     ]
     if screenshots_dir is not None:
         name = f"{page_id(site_page).replace('/', '--')}-{scheme}-{width}.jpg"
         steps.append(("screenshot", lambda: screenshot(page, screenshots_dir / name)))
     if not desktop:
-        steps.append(("page width", lambda: (*page.evaluate(PAGE_WIDTH), page.evaluate(OVERFLOWING))))
+        steps.append(("page width", lambda: page.evaluate(f"() => ({PAGE_WIDTH})({OVERFLOWING})")))
     if desktop:
-
-        def audit():
-            page.evaluate(MARK_REPEATED_CODE_STYLES)
-            return axe().run(page, context={"exclude": [["[data-axe-repeated-style]"]]}).response
-
-        steps.append(("axe", audit))
+        steps.append(("axe", lambda: audit(page)))
     if light:
         steps += [
             ("code", lambda: code_problems(page, site_page, desktop)),

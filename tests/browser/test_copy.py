@@ -22,31 +22,48 @@ from page_visit import by_configuration
 SNIPPET_TITLE = re.compile(r'<span class="filename"[^>]*>(?:<a [^>]*>)?snippets/')
 SECTION_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]+\[(start|end):[a-z][-_0-9a-z]*\][ \t]*$", re.MULTILINE)
 
-# The clipboard, once the copy has landed (polled in the page: one round trip), emptied again for the
-# next block's copy.
-READ_CLIPBOARD = """async () => {
-  const deadline = Date.now() + 30000;
-  while (Date.now() < deadline) {
-    const text = await navigator.clipboard.readText();
-    if (text) {
-      await navigator.clipboard.writeText("");
-      return text;
-    }
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
-  return "";
-}"""
-
 # Each executed example's block: its title, and its download link's path when the title is one; its copy
-# button is marked for the click.
+# button, if it has one, is marked with the block's index for the click.
 EXAMPLE_BLOCKS = """() => [...document.querySelectorAll(".highlight")]
   .map(block => [block, block.querySelector(":scope > .filename")])
   .filter(([block, title]) => title && title.innerText.trim().startsWith("snippets/"))
-  .map(([block, title]) => {
-    block.querySelector("button[data-clipboard-target]")?.setAttribute("data-copy-check", "");
+  .map(([block, title], index) => {
+    const button = block.querySelector("button[data-clipboard-target]");
+    button?.setAttribute("data-copy-check", index);
     const link = title.querySelector("a[href]");
-    return [title.innerText.trim(), link ? new URL(link.href).pathname : null];
+    return [title.innerText.trim(), link ? new URL(link.href).pathname : null, Boolean(button)];
   })"""
+
+# A round trip per copy: the clipboard read once the last click's copy has landed (polled in the page),
+# and emptied for the next; then the next block's button scrolled into view and where to click it, or
+# what covers its centre (a click there would not reach it).
+COPY_STEP = """async ({read, aim}) => {
+  const step = {};
+  if (read) {
+    const deadline = Date.now() + 30000;
+    step.copied = "";
+    while (Date.now() < deadline) {
+      const text = await navigator.clipboard.readText();
+      if (text) {
+        step.copied = text;
+        break;
+      }
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+  }
+  await navigator.clipboard.writeText("");
+  if (aim !== null) {
+    const button = document.querySelector(`button[data-copy-check="${aim}"]`);
+    button.scrollIntoView({block: "center", inline: "center"});
+    const box = button.getBoundingClientRect();
+    step.x = box.left + box.width / 2;
+    step.y = box.top + box.height / 2;
+    const hit = document.elementFromPoint(step.x, step.y);
+    step.covered = hit && button.contains(hit) ? null
+      : hit ? `${hit.tagName.toLowerCase()}.${[...hit.classList].join(".")}` : "nothing";
+  }
+  return step;
+}"""
 
 
 def clipboard_matches(copied: str, file_text: str) -> bool:
@@ -70,21 +87,32 @@ def copy_problems(page, built_site) -> list[str] | None:
     examples = page.evaluate(EXAMPLE_BLOCKS)
     if not examples:
         return None
-    # The buttons of those blocks, in the same order: a real click each, as a reader's.
-    buttons = page.locator("button[data-copy-check]").element_handles()
-    if len(buttons) != len(examples):
-        return [f"{len(examples)} executed examples but {len(buttons)} copy buttons"]
+    buttons = sum(has_button for *_, has_button in examples)
+    if buttons != len(examples):
+        return [f"{len(examples)} executed examples but {buttons} copy buttons"]
 
-    problems = []
-    page.evaluate("navigator.clipboard.writeText('')")
-    for (title, download), button in zip(examples, buttons, strict=True):
+    problems, files = [], []
+    for index, (title, download, _) in enumerate(examples):
         path = (ROOT / title).resolve()
-        if not (path.is_relative_to(SNIPPETS) and path.is_file()):
+        if path.is_relative_to(SNIPPETS) and path.is_file():
+            files.append((index, title, download, path))
+        else:
             problems.append(f"{title} is not a snippet file")
+    if not files:
+        return problems
+
+    # A real click on each button, as a reader's: the mouse pressed at its centre, and the theme's own
+    # copy code run.
+    step = page.evaluate(COPY_STEP, {"read": False, "aim": files[0][0]})
+    for number, (_, title, download, path) in enumerate(files):
+        following = files[number + 1][0] if number + 1 < len(files) else None
+        if step["covered"]:
+            problems.append(f"{title}: {step['covered']} covers the middle of its copy button")
+            step = page.evaluate(COPY_STEP, {"read": False, "aim": following})
             continue
-        expected = path.read_bytes().decode("utf-8")
-        button.click()
-        copied = page.evaluate(READ_CLIPBOARD)
+        page.mouse.click(step["x"], step["y"])
+        step = page.evaluate(COPY_STEP, {"read": True, "aim": following})
+        copied, expected = step["copied"], path.read_bytes().decode("utf-8")
         if not clipboard_matches(copied, expected):
             diff = "".join(
                 difflib.unified_diff(

@@ -22,10 +22,7 @@ excluded, so each distinct token style is still checked once on every page, at a
 
 from __future__ import annotations
 
-import functools
-
-from axe_playwright_python.sync_playwright import Axe
-from browser_site import PHONE, site_pages
+from browser_site import AXE_URL_PATH, PHONE, site_pages
 from page_visit import by_configuration
 
 SCHEMES = {"light": "default", "dark": "slate"}
@@ -61,9 +58,29 @@ def screenshot(page, path) -> None:
     page.screenshot(path=path, full_page=True, type="jpeg", quality=90)
 
 
-@functools.cache
-def axe() -> Axe:
-    return Axe()
+# The audit, in one round trip: the repeated code styles marked, axe-core loaded from the test server
+# (its <script> removed again once run, so that axe audits the page as it was), and run with
+# axe-playwright-python's default options: only violations list all their elements, since only the ids
+# of the rules that passed are read.
+AUDIT = (
+    """async (url) => {
+  ("""
+    + MARK_REPEATED_CODE_STYLES
+    + """)();
+  await new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = url;
+    script.onload = () => { script.remove(); resolve(); };
+    script.onerror = () => reject(new Error(`axe-core did not load from ${url}`));
+    document.head.append(script);
+  });
+  return axe.run({exclude: [["[data-axe-repeated-style]"]]}, {resultTypes: ["violations"]});
+}"""
+)
+
+
+def audit(page) -> dict:
+    return page.evaluate(AUDIT, AXE_URL_PATH)
 
 
 def describe(violations: list[dict]) -> str:
@@ -78,11 +95,17 @@ def describe(violations: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def background_luminance(page) -> float:
-    rgb = page.evaluate(
-        "() => getComputedStyle(document.body).backgroundColor.match(/[\\d.]+/g).slice(0, 3).map(Number)"
-    )
-    return sum(weight * value / 255 for weight, value in zip((0.2126, 0.7152, 0.0722), rgb, strict=True))
+# The body's scheme and its background colour, read in one round trip.
+SCHEME_AND_BACKGROUND = (
+    "() => [document.body.getAttribute('data-md-color-scheme'),"
+    " getComputedStyle(document.body).backgroundColor.match(/[\\d.]+/g).slice(0, 3).map(Number)]"
+)
+
+
+def scheme_and_luminance(page) -> tuple[str | None, float]:
+    attribute, rgb = page.evaluate(SCHEME_AND_BACKGROUND)
+    luminance = sum(weight * value / 255 for weight, value in zip((0.2126, 0.7152, 0.0722), rgb, strict=True))
+    return attribute, luminance
 
 
 def check_scheme(site_page: str, scheme: str, attribute: str | None, luminance: float) -> None:
@@ -94,8 +117,7 @@ def check_scheme(site_page: str, scheme: str, attribute: str | None, luminance: 
 
 
 def assert_scheme(page, site_page: str, scheme: str) -> None:
-    attribute = page.locator("body").get_attribute("data-md-color-scheme")
-    check_scheme(site_page, scheme, attribute, background_luminance(page))
+    check_scheme(site_page, scheme, *scheme_and_luminance(page))
 
 
 def loaded_cleanly(visit) -> None:

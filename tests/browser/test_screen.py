@@ -149,7 +149,9 @@ CODE_PROBLEMS = (
   article.querySelectorAll("details").forEach(fold => { fold.open = true; });  // folded code too
   for (const code of article.querySelectorAll("pre > code")) {
     code.scrollIntoView({block: "center"});
-    await frame();  // the theme adds a block's copy button once it is in view
+    // With content.lazy the theme adds a block's copy button once it is in view; without it (this site)
+    // every button is there from the load, and waiting for frames would only cost.
+    if (!code.parentElement.querySelector(":scope > .md-code__nav")) await frame();
     const name = label(code);
     const source = code.matches(SOURCE);
     const hidden = code.scrollWidth - code.clientWidth;
@@ -241,27 +243,41 @@ PERMALINKS_ON_THEIR_OWN_LINE = f"""() => [...document.querySelectorAll(
   return link.getBoundingClientRect().top >= Math.max(...text.map(r => r.bottom)) - 1;
 }}).map(heading => heading.textContent.trim())"""
 
-# The rectangles of each underscore of a linked code element, relative to the element's box.
-UNDERSCORES = """code => {
+# Linked code with underscores, up to UNDERSCORES_CHECKED_PER_PAGE, each marked with its index; their count.
+MARK_UNDERSCORED = f"""() => [...document.querySelectorAll("{CONTENT} a code")]
+  .filter(c => c.textContent.includes("_"))
+  .slice(0, {UNDERSCORES_CHECKED_PER_PAGE}).map((c, i) => c.setAttribute("data-underscores", i)).length"""
+# One round trip each (besides the screenshots): `put back` gives the underscores of the element checked
+# last back; `aim` scrolls the next one to the middle of the screen (scrolled in "if needed", it could
+# sit on the screen's bottom edge, its underscores, below its box, off the screenshot) and returns its
+# box, its text and the rectangles of its underscores relative to the box; `swap` draws it with a no-break
+# space (as wide, in a monospace font) for each underscore.
+UNDERSCORE_STEP = """({putBack, aim, swap}) => {
+  const swapped = (code, on) => {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      node.data = on ? node.data.replaceAll("_", "\\u00a0") : node.data.replaceAll("\\u00a0", "_");
+    }
+  };
+  const element = index => document.querySelector(`[data-underscores="${index}"]`);
+  if (putBack !== null) swapped(element(putBack), false);
+  if (swap !== null) swapped(element(swap), true);
+  if (aim === null) return null;
+  const code = element(aim);
+  code.scrollIntoView({block: "center"});
   const box = code.getBoundingClientRect();
   const range = document.createRange();
-  const found = [];
+  const underscores = [];
   const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     for (let i = node.data.indexOf("_"); i >= 0; i = node.data.indexOf("_", i + 1)) {
       range.setStart(node, i);
       range.setEnd(node, i + 1);
       const r = range.getBoundingClientRect();
-      found.push([r.left - box.left, r.top - box.top, r.width, r.height]);
+      underscores.push([r.left - box.left, r.top - box.top, r.width, r.height]);
     }
   }
-  return found;
-}"""
-SWAP_UNDERSCORES = """(code, swap) => {
-  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    node.data = swap ? node.data.replaceAll("_", "\\u00a0") : node.data.replaceAll("\\u00a0", "_");
-  }
+  return {box: {x: box.x, y: box.y, width: box.width, height: box.height}, text: code.innerText, underscores};
 }"""
 
 
@@ -274,30 +290,25 @@ def hidden_underscores(page) -> list[str]:
     show: drawing it must darken at least half its width's worth of pixels, compared with the same
     text with a no-break space (as wide, in a monospace font) in its place."""
     problems = []
-    count = page.evaluate(
-        f"""() => [...document.querySelectorAll("{CONTENT} a code")].filter(c => c.textContent.includes("_"))
-          .slice(0, {UNDERSCORES_CHECKED_PER_PAGE}).map((c, i) => c.setAttribute("data-underscores", i)).length"""
-    )
+    count = page.evaluate(MARK_UNDERSCORED)
     for index in range(count):
-        code = page.locator(f'[data-underscores="{index}"]')
-        # Centred: scrolled in "if needed", it could sit on the screen's bottom edge, its underscores
-        # (below its box) off the screenshot.
-        code.evaluate("c => c.scrollIntoView({block: 'center'})")
-        box = code.bounding_box()
+        code = page.evaluate(UNDERSCORE_STEP, {"putBack": index - 1 if index else None, "aim": index, "swap": None})
+        box = code["box"]
         box = {**box, "y": box["y"] - MARGIN_PX, "height": box["height"] + 2 * MARGIN_PX}
         with_underscores = _grey(page.screenshot(clip=box))
-        code.evaluate(SWAP_UNDERSCORES, True)
+        page.evaluate(UNDERSCORE_STEP, {"putBack": None, "aim": None, "swap": index})
         without = _grey(page.screenshot(clip=box))
-        code.evaluate(SWAP_UNDERSCORES, False)
         # Pixels the underscores drew darker (ink), in each underscore's box.
         ink = ImageChops.subtract(without, with_underscores).point(lambda v: 255 if v > 40 else 0)
-        for left, top, width, height in code.evaluate(UNDERSCORES):
+        for left, top, width, height in code["underscores"]:
             top += MARGIN_PX
             cell = ink.crop((round(left), round(top), round(left + width), round(top + height + MARGIN_PX)))
             drawn = cell.histogram()[255]
             if drawn < width / 2:
-                problems.append(f"{code.inner_text()!r}: an underscore draws {drawn} pixels")
+                problems.append(f"{code['text']!r}: an underscore draws {drawn} pixels")
                 break
+    if count:
+        page.evaluate(UNDERSCORE_STEP, {"putBack": count - 1, "aim": None, "swap": None})
     return problems
 
 
