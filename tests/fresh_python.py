@@ -203,6 +203,11 @@ class FreshPython:
 
     def _ready(self) -> bool:
         """Whether the server can be used: started, and its preload printed nothing."""
+        if self._process is not None and _startup_env() != self._env:
+            # A library changed os.environ since the start (mkdocs-material sets NO_MKDOCS_2_WARNING on
+            # import): a fresh run would import torch under the new environment, so the server does too.
+            self.stop()
+            self._modules, self.unusable = set(), None
         if self.unusable is not None:
             return False
         if not self._modules:
@@ -220,8 +225,6 @@ class FreshPython:
         path = Path(cwd, script)
         if not self._ready():
             return self.unusable
-        if _startup_env() != self._env:
-            return "the environment is not the one the server started with"
         shadows = sorted(
             name for name in self._modules if (path.parent / f"{name}.py").exists() or (path.parent / name).is_dir()
         )
@@ -233,8 +236,6 @@ class FreshPython:
         """Why a notebook of these code cells must run in a real kernel, not a fork; or None."""
         if not self._ready():
             return self.unusable
-        if _startup_env() != self._env:
-            return "the environment is not the one the server started with"
         written = {source.split("\n")[0].split()[-1] for source in sources if source.startswith("%%writefile ")}
         shadows = sorted(name for name in self._modules if f"{name}.py" in written)
         if shadows:
