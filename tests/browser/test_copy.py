@@ -61,6 +61,9 @@ COPY_STEP = """async ({read, aim}) => {
     const hit = document.elementFromPoint(step.x, step.y);
     step.covered = hit && button.contains(hit) ? null
       : hit ? `${hit.tagName.toLowerCase()}.${[...hit.classList].join(".")}` : "nothing";
+    // The mouse is placed on the screen, the visual viewport: a page wider than a phone's screen moves
+    // it off the layout viewport these coordinates are in.
+    step.offScreen = visualViewport.offsetLeft !== 0 || visualViewport.offsetTop !== 0 || visualViewport.scale !== 1;
   }
   return step;
 }"""
@@ -104,13 +107,16 @@ def copy_problems(page, built_site) -> list[str] | None:
     # A real click on each button, as a reader's: the mouse pressed at its centre, and the theme's own
     # copy code run.
     step = page.evaluate(COPY_STEP, {"read": False, "aim": files[0][0]})
-    for number, (_, title, download, path) in enumerate(files):
+    for number, (index, title, download, path) in enumerate(files):
         following = files[number + 1][0] if number + 1 < len(files) else None
         if step["covered"]:
             problems.append(f"{title}: {step['covered']} covers the middle of its copy button")
             step = page.evaluate(COPY_STEP, {"read": False, "aim": following})
             continue
-        page.mouse.click(step["x"], step["y"])
+        if step["offScreen"]:  # Playwright's click finds the button on the screen itself
+            page.locator(f'button[data-copy-check="{index}"]').click()
+        else:
+            page.mouse.click(step["x"], step["y"])
         step = page.evaluate(COPY_STEP, {"read": True, "aim": following})
         copied, expected = step["copied"], path.read_bytes().decode("utf-8")
         if not clipboard_matches(copied, expected):
