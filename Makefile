@@ -37,13 +37,11 @@ build: $(INSTALLED)
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 # The suite's tiers: every test is marked fast, build, browser or check by what it uses (tests/conftest.py,
-# TIERS), so a new test lands in its tier without being listed. Tests that share an expensive fixture name
-# an xdist_group. Two pytest-xdist workers per core: much of a test's time is a wait (a page's round trips
-# to the browser, an example's time limit, a build's subprocess), and a second worker uses the core meanwhile.
-# PYTHONDONTWRITEBYTECODE is cleared for the suite alone: with it set, pytest rewrites every test module's
-# asserts again in every worker of every run, as it may not keep the rewritten bytecode.
-WORKERS ?= $(shell echo $$((2 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1))))
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
+# TIERS), so a new test lands in its tier without being listed. One pytest-xdist worker per core (a second
+# per core made `make test` slower: each worker collects the suite and starts its own servers); tests that
+# share an expensive fixture name an xdist_group. PYTHONDONTWRITEBYTECODE is cleared for the suite alone:
+# with it set, pytest rewrites every test module's asserts again in every worker of every run.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
 # The whole suite but the tooling checks: the strict build of the real site and the browser included.
 test: $(INSTALLED)
