@@ -21,6 +21,8 @@ import torch  # noqa: F401 - imported once, before the forks, as the runner's se
 
 # The exercise shows its figures with IPython; a script run has no display to show them on.
 os.environ.setdefault("MPLBACKEND", "Agg")
+# A helper the example imports from its folder would leave a __pycache__ beside it, in the project.
+sys.dont_write_bytecode = True
 
 
 def cpu_seconds(root: Path, path: str) -> float:
