@@ -202,7 +202,8 @@ class FreshPython:
         self._process = None
 
     def _ready(self) -> bool:
-        """Whether the server can be used: started, and its preload printed nothing."""
+        """Whether the server can be used: started (again, if os.environ changed since), and its preload
+        printed nothing."""
         if self._process is not None and _startup_env() != self._env:
             # A library changed os.environ since the start (mkdocs-material sets NO_MKDOCS_2_WARNING on
             # import): a fresh run would import torch under the new environment, so the server does too.

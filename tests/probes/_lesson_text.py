@@ -1,4 +1,5 @@
-"""What the probes of the non-leaf `.grad` warning share: its text, and a fresh interpreter to count it in."""
+"""What the probes of torch's warnings share: the non-leaf `.grad` warning's text, and a fresh interpreter
+to count warnings in."""
 
 from __future__ import annotations
 
