@@ -14,30 +14,57 @@ pass). The theme ships violations that docs/stylesheets/site.css and
 overrides/ fix: `link-in-text-block`, `color-contrast` (footer copyright; code token colours just
 under 4.5:1), `aria-dialog-name` (search dialog), `landmark-unique` (a <nav> per code block).
 
-Speed: axe's colour-contrast check costs time per element, and a page of highlighted code has
-thousands of token <span>s repeating a few dozen styles. Before axe runs, every code <span> whose
-style (class, colour, font, opacity, block background) already appeared earlier on the page is
-excluded, so each distinct token style is still checked once on every page, at a fraction of the time.
+Speed: axe's colour-contrast check costs time per element, and a page repeats a few dozen text styles
+over thousands of elements (code tokens, navigation links, table cells). Colour contrast runs on its
+own, after the other rules: before it, every element whose text style (colour, font, decoration, the
+parent's colour) and backdrop (the backgrounds, opacities and filters of it and its ancestors) already
+appeared on a visible element earlier on the page is excluded, where all it holds is excluded too. So
+each distinct text style is still checked once on every page, at a fraction of the time; the other
+rules see every element.
 """
 
 from __future__ import annotations
 
-from browser_site import AXE_URL_PATH, PHONE, site_pages
+from browser_site import AXE_URL_PATH, CONTENT, PHONE, site_pages
 from page_visit import by_configuration
 
 SCHEMES = {"light": "default", "dark": "slate"}
 # Rules that pass on every page of the site only if axe audited its content.
 EVALUATED_RULES = {"color-contrast", "document-title", "html-has-lang", "page-has-heading-one", "landmark-one-main"}
 
-MARK_REPEATED_CODE_STYLES = """() => {
+MARK_REPEATED_STYLES = """() => {
+  const styles = new Map();
+  const style = el => {
+    if (!styles.has(el)) styles.set(el, getComputedStyle(el));
+    return styles.get(el);
+  };
+  const backdrops = new Map();
+  const backdrop = el => {
+    if (!el) return "";
+    if (!backdrops.has(el)) {
+      const s = style(el);
+      backdrops.set(el, [s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode, s.position,
+                         s.zIndex].join(",") + "<" + backdrop(el.parentElement));
+    }
+    return backdrops.get(el);
+  };
+  const elements = [...document.body.querySelectorAll("*")];
   const seen = new Set();
-  for (const el of document.querySelectorAll("pre span, pre code *")) {
-    const style = getComputedStyle(el);
-    const block = getComputedStyle(el.closest("pre")).backgroundColor;
-    const key = [el.className, style.color, style.backgroundColor, style.fontSize, style.fontWeight,
-                 style.opacity, style.textDecorationLine, block].join("|");
-    if (seen.has(key)) el.setAttribute("data-axe-repeated-style", "");
-    else seen.add(key);
+  const repeated = new Set();
+  for (const el of elements) {
+    const s = style(el);
+    const key = [el.tagName, el.className, s.color, s.fontSize, s.fontWeight, s.textShadow, s.textDecorationLine,
+                 s.webkitTextStrokeWidth, style(el.parentElement).color, backdrop(el)].join("|");
+    if (seen.has(key)) repeated.add(el);
+    // A hidden element is not checked: it cannot stand for the ones that follow.
+    else if (el.checkVisibility({opacityProperty: true, visibilityProperty: true})) seen.add(key);
+  }
+  const whole = new Set();  // repeated, and so is everything it holds (children come later in `elements`)
+  for (const el of elements.reverse()) {
+    if (repeated.has(el) && [...el.children].every(child => whole.has(child))) whole.add(el);
+  }
+  for (const el of whole) {
+    if (!whole.has(el.parentElement)) el.setAttribute("data-axe-repeated-style", "");
   }
 }"""
 
@@ -58,15 +85,13 @@ def screenshot(page, path) -> None:
     page.screenshot(path=path, full_page=True, type="jpeg", quality=90)
 
 
-# The audit, in one round trip: the repeated code styles marked, axe-core loaded from the test server
-# (its <script> removed again once run, so that axe audits the page as it was), and run with
-# axe-playwright-python's default options: only violations list all their elements, since only the ids
-# of the rules that passed are read.
+# The audit, in one round trip: axe-core loaded from the test server (its <script> removed again once
+# run, so that axe audits the page as it was); every rule but colour contrast run on the whole page,
+# then colour contrast once per text style (MARK_REPEATED_STYLES), with axe-playwright-python's
+# default options: only violations list all their elements, since only the ids of the rules that
+# passed are read.
 AUDIT = (
     """async (url) => {
-  ("""
-    + MARK_REPEATED_CODE_STYLES
-    + """)();
   await new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = url;
@@ -74,7 +99,14 @@ AUDIT = (
     script.onerror = () => reject(new Error(`axe-core did not load from ${url}`));
     document.head.append(script);
   });
-  return axe.run({exclude: [["[data-axe-repeated-style]"]]}, {resultTypes: ["violations"]});
+  const options = {resultTypes: ["violations"]};
+  const rest = await axe.run(document, {...options, rules: {"color-contrast": {enabled: false}}});
+  ("""
+    + MARK_REPEATED_STYLES
+    + """)();
+  const contrast = await axe.run({exclude: [["[data-axe-repeated-style]"]]},
+                                 {...options, runOnly: {type: "rule", values: ["color-contrast"]}});
+  return {violations: [...rest.violations, ...contrast.violations], passes: [...rest.passes, ...contrast.passes]};
 }"""
 )
 
@@ -221,4 +253,37 @@ def test_names_show_in_their_colour_without_their_span(isolated_guarded_page):
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
     code, name = page.evaluate(NAME_AND_CODE_COLOURS)
     assert code == name, f"dark scheme: code text {code}, a name {name}"
+    guard.check()
+
+
+# Each faint text is the only one of its kind, behind a text of the same kind that passes: a paragraph,
+# a text hidden before it, a text on another backdrop. Each passing text repeats an earlier one.
+FAINT_AFTER_FINE = """
+<h1>Contrast</h1>
+  <p>fine</p><p>fine <span style="color: #eee" id="faint-in-a-repeated-paragraph">faint</span></p>
+  <em style="color: #ccc; display: none">hidden</em><em style="color: #ccc" id="faint-after-a-hidden-one">faint</em>
+  <div><span style="color: #666">fine</span></div>
+  <div style="background: #bbb"><span style="color: #666" id="faint-on-another-backdrop">faint</span></div>
+  <p>fine</p><div><span style="color: #666">fine</span></div>
+"""
+
+
+def test_the_contrast_audit_skips_only_what_it_has_checked(guarded):
+    """Catches a colour-contrast audit that skips a text whose style it has not checked
+    (MARK_REPEATED_STYLES): one that excludes what a repeated element holds, counts a hidden element as
+    checked, or leaves the backdrop out of a style."""
+    page, guard = guarded
+    page.goto(site_pages()[0])
+    page.evaluate(
+        "([content, html]) => { document.querySelector(content).innerHTML = html; }", [CONTENT, FAINT_AFTER_FINE]
+    )
+    results = audit(page)
+    flagged = {
+        target
+        for violation in results["violations"]
+        if violation["id"] == "color-contrast"
+        for node in violation["nodes"]
+        for target in node["target"]
+    }
+    assert flagged == {"#faint-in-a-repeated-paragraph", "#faint-after-a-hidden-one", "#faint-on-another-backdrop"}
     guard.check()
