@@ -168,6 +168,7 @@ class FreshPython:
         self._modules: set[str] = set()
         self.unusable: str | None = None
         """Why the server must not be used (its preload printed something), once known."""
+        atexit.register(self.stop)
 
     def start(self) -> None:
         if self._process is not None:
@@ -186,9 +187,10 @@ class FreshPython:
         )
         os.close(requests_read)
         os.close(answers_write)
-        atexit.register(self.stop)
 
     def stop(self) -> None:
+        """Stop the server, and forget what its start found out: the next use starts another."""
+        self._modules, self.unusable = set(), None
         if self._process is None:
             return
         os.close(self._requests)  # the server stops at the end of its requests
@@ -208,7 +210,6 @@ class FreshPython:
             # A library changed os.environ since the start (mkdocs-material sets NO_MKDOCS_2_WARNING on
             # import): a fresh run would import torch under the new environment, so the server does too.
             self.stop()
-            self._modules, self.unusable = set(), None
         if self.unusable is not None:
             return False
         if not self._modules:
