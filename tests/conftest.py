@@ -3,14 +3,19 @@ projects for broken input."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
 import threading
 import tomllib
+import traceback
+import warnings
 from pathlib import Path
 
 import pytest
@@ -41,16 +46,82 @@ def _torch_pin() -> str:
 TORCH_PIN = _torch_pin()
 
 
-def mkdocs_build(project: Path, site_dir: Path, *, timeout: float = 600, env: dict | None = None):
-    """The strict build, as `make build` runs it, of the project in `project`."""
+def mkdocs_build(project: Path, site_dir: Path, *, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The strict build, as `make build` runs it, of the project in `project`, with its exit code and what
+    `mkdocs` would print. It runs here, in the test's process: mkdocs, the plugins and the examples' fork
+    server (with torch imported) load once per worker instead of once per build. Given `env`, it runs in
+    a process of its own: an environment has to be there before anything is imported."""
+    if env is not None:
+        return build_in_a_process(project, site_dir, env=env)
+    return _build_here(project, site_dir)
+
+
+def build_in_a_process(project: Path, site_dir: Path, *, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The strict build in a `mkdocs` process of its own, with `env` added to the environment."""
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=project,
         env={**BUILD_ENV, **(env or {})},
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=600,
     )
+
+
+_torch_fork_server: int | None = None  # the pid of the fork server _build_here started
+
+
+def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
+    """`mkdocs build` through its own command line (`mkdocs.__main__.cli`), in this process: from the
+    project's folder, with what it prints captured, and the logging and warning settings it changes
+    put back, so that the next build starts as a new process would."""
+    from mkdocs import __main__ as command_line
+    from mkdocs.commands import build as build_command
+
+    _fork_server_with_torch()
+    args = ["build", "--strict", "--site-dir", str(site_dir)]
+    out, err = io.StringIO(), io.StringIO()
+    logger = logging.getLogger("mkdocs")
+    level, propagate, handlers = logger.level, logger.propagate, list(logger.handlers)
+    filters = list(build_command.log.filters)  # each build adds a DuplicateFilter, which remembers messages
+    wrapper = command_line.ColorFormatter.text_wrapper
+    width, wrapper.width = wrapper.width, 0  # no wrapping at a terminal's width, as into a pipe
+    folder = os.getcwd()
+    code = 0
+    try:
+        os.chdir(project)  # mkdocs.yml and pymdownx.snippets' base_path are found from there
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                command_line.cli.main(args=args, prog_name="mkdocs")
+            except SystemExit as stop:  # click's exit, with mkdocs' exit code
+                code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+            except Exception:  # noqa: BLE001 - what `python -m mkdocs` prints and exits with
+                traceback.print_exc()
+                code = 1
+    finally:
+        os.chdir(folder)
+        wrapper.width = width
+        logger.setLevel(level)
+        logger.propagate = propagate
+        logger.handlers[:] = handlers
+        build_command.log.filters[:] = filters
+    return subprocess.CompletedProcess(["mkdocs", *args], code, out.getvalue(), err.getvalue())
+
+
+def _fork_server_with_torch() -> None:
+    """Make this process's fork server (fieldnotes.runner's) one that has imported torch. A test of the
+    runner may have started it with another preload, and a server holds the preload it started with:
+    every torch example of every later build would then import torch itself."""
+    global _torch_fork_server
+    from multiprocessing import forkserver
+
+    from fieldnotes import runner
+
+    server = forkserver._forkserver  # CPython's own; its _stop is what CPython's tests stop it with
+    if server._forkserver_pid is None or server._forkserver_pid != _torch_fork_server:
+        server._stop()
+        runner.start_server(("torch",))
+        _torch_fork_server = server._forkserver_pid
 
 
 class RealSite:
@@ -85,7 +156,7 @@ class RealSite:
             if self._log.exists():  # another worker built it
                 return
             try:
-                result = mkdocs_build(ROOT, self.path)
+                result = build_in_a_process(ROOT, self.path)  # beside the tests: never here
                 log, ok = result.stderr, result.returncode == 0
             except Exception as error:  # a timeout, say: the tests waiting for the site must hear of it too
                 log, ok = f"{type(error).__name__}: {error}", False
@@ -136,7 +207,7 @@ def _calls_out(code, namespace: dict, seen: set) -> bool:
     for name in code.co_names:
         value = namespace.get(name)
         starts_python = value is FreshPython or isinstance(value, FreshPython)  # tests/fresh_python.py's server
-        if value is subprocess or value in (Project, mkdocs_build, RealSite) or starts_python:
+        if value is subprocess or value in (Project, mkdocs_build, build_in_a_process, RealSite) or starts_python:
             return True
         inner = getattr(value, "__wrapped__", value)
         written_here = hasattr(inner, "__code__") and inner.__code__.co_filename.startswith(TESTS)
@@ -333,14 +404,14 @@ class Project:
         self.config["nav"] = self.pages
         (self.path / "mkdocs.yml").write_text(json.dumps(self.config))  # JSON is YAML
 
-    def build(self, **kwargs) -> subprocess.CompletedProcess:
+    def build(self, env: dict | None = None) -> subprocess.CompletedProcess:
         self.write_config()
         store = self.path / ".cache" / "fieldnotes"
         (entry,) = [p for p in self.config["plugins"] if plugin_name(p) == "fieldnotes"]
         shared = self.shared_runs and entry["fieldnotes"].get("cache", True)  # none with `cache: false`
         if shared:
             SHARED_RUNS.into(store)
-        result = mkdocs_build(self.path, self.path / "site", **kwargs)
+        result = mkdocs_build(self.path, self.path / "site", env=env)
         if shared:
             SHARED_RUNS.back(store)
         return result

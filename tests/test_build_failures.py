@@ -40,7 +40,7 @@ def broken_build(tmp_path_factory):
         + '```python exec="on"\nprint("inline code")\n```\n',
     )
     project.set_option("fieldnotes", timeout=3)
-    result = project.build(timeout=300)
+    result = project.build()
     result.site = project.path / "site"
     return result
 

@@ -11,17 +11,15 @@ the link checker that fails the build.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from mkdocs.utils.yaml import yaml_load
 
 from fieldnotes.checks.links import broken_links
-from tests.conftest import ROOT, plugin_name
+from tests.conftest import ROOT, mkdocs_build, plugin_name
 
 KEPT_PLUGINS = ("search", "fieldnotes")
 # The fieldnotes plugin with its link check alone: these pages have no examples.
@@ -48,14 +46,7 @@ def build(tmp_path: Path, index: str, other: str = GOOD_PAGE) -> subprocess.Comp
     ]
     config["nav"] = ["index.md", "other.md"]
     (tmp_path / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=tmp_path,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return mkdocs_build(tmp_path, tmp_path / "site")
 
 
 def test_link_checker_is_enabled():

@@ -212,7 +212,7 @@ def test_a_wrong_rule_fails_the_build_and_shows_its_smallest_counterexample(proj
     )
     project.snippet("rules/rules.py", WRONG_RULE, recorded=recorded)
     project.page("index.md", "# Rules\n\n" + block("rules/rules.py"))
-    result = project.build(timeout=300)
+    result = project.build()
     assert result.returncode != 0
     log = result.stderr
     assert "snippets/rules/rules.py" in log
@@ -262,7 +262,7 @@ def test_a_rule_s_words_are_shown_as_prose_with_working_links_at_every_depth(pro
         project.page(page, f"# {page}\n\n" + (headings if page == "rules.md" else ""))
     project.page("top.md", '# Top\n\n--8<-- "rules/rules.py:rule-4"\n')
     project.page("faq/deep.md", '# Deep\n\n--8<-- "rules/rules.py:rule-4"\n')
-    result = project.build(timeout=120)
+    result = project.build()
     assert result.returncode == 0, result.stderr
     expected = visible_text(rule_words()[4])
     for page, to_rules in (("top", "../rules/#rule-4"), ("faq/deep", "../../rules/#rule-4")):
@@ -308,7 +308,7 @@ def test_a_rule_whose_construct_no_program_exercised_fails_the_build(project):
     recorded = "rule 1 (detach() gives a leaf): holds on 60 random programs (1 cases)\n"
     project.snippet("rules/rules.py", UNTRIED_RULE, recorded=recorded)
     project.page("index.md", "# Rules\n\n" + block("rules/rules.py"))
-    result = project.build(timeout=300)
+    result = project.build()
     assert result.returncode != 0
     assert "+rule 1 (detach() gives a leaf): FAILS. No program it checked has: chunk()" in result.stderr, result.stderr
 

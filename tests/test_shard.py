@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from fieldnotes.cache import CACHE_DIR
-from tests.conftest import BUILD_ENV, Project, block
+from tests.conftest import BUILD_ENV, Project, block, mkdocs_build
 
 COUNTING = """from pathlib import Path
 
@@ -50,14 +50,7 @@ def test_two_shards_stores_together_leave_the_final_build_nothing_to_run(tmp_pat
     for folder in folders[:2]:
         for entry in (folder / CACHE_DIR).glob("*.json"):
             shutil.copy(entry, folders[2] / CACHE_DIR)
-    built = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folders[2] / "site")],
-        cwd=folders[2],
-        env=BUILD_ENV,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    built = mkdocs_build(folders[2], folders[2] / "site")
     assert built.returncode == 0, built.stderr
     assert runs(folders[2]) == [], "the final build ran examples the shards had stored"
     assert "<code>e\n</code>" in (folders[2] / "site" / "index.html").read_text()

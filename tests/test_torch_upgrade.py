@@ -315,7 +315,7 @@ def drifted_build(tmp_path_factory):
     }
     (project.path / "versions").mkdir()
     (project.path / "versions" / "torch-9.9.9.json").write_text(json.dumps(report))
-    result = project.build(timeout=300)
+    result = project.build()
     result.site = project.path / "site"
     return result
 
