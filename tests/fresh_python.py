@@ -4,12 +4,12 @@ The product's runner (fieldnotes.runner) does the same thing for the build; it i
 so the tests that check what a reader sees use this harness of their own, checked against real
 interpreters by tests/test_fresh_python.py.
 
-One server per test process: a fresh `python -u` that imports torch (and, for notebooks, IPython) and
-nothing else, then forks a child per script. The child makes itself the interpreter a fresh
-`python -u script` would be (a new `__main__`, argv, sys.path[0], fds 1 and 2 on one pipe, the
-interpreter's own exception and SystemExit handling and exit sequence), so what it prints and its
-exit code are those of a fresh run. Where the preload could change that, the script runs in a real
-fresh interpreter instead (FreshPython.why_fresh).
+One server per test process: a fresh `python -u` that imports torch and torch._dynamo (which every
+optimizer's first step imports; for notebooks, IPython too) and nothing else, then forks a child per
+script. The child makes itself the interpreter a fresh `python -u script` would be (a new `__main__`,
+argv, sys.path[0], fds 1 and 2 on one pipe, the interpreter's own exception and SystemExit handling
+and exit sequence), so what it prints and its exit code are those of a fresh run. Where the preload
+could change that, the script runs in a real fresh interpreter instead (FreshPython.why_fresh).
 """
 
 from __future__ import annotations
@@ -466,9 +466,10 @@ def _run_cells(cells: list[list], results_fd: int) -> int:
 
 
 # The servers of this test process: one for scripts, one for notebooks (IPython loaded would change
-# what some libraries do in a script, as they look for it).
-SCRIPTS = FreshPython(("torch",))
-NOTEBOOKS = FreshPython(("torch", "IPython"))
+# what some libraries do in a script, as they look for it). torch._dynamo is torch's own, imported by
+# every optimizer's first step and torch.compile: a preload spares each such script that import.
+SCRIPTS = FreshPython(("torch", "torch._dynamo"))
+NOTEBOOKS = FreshPython(("torch", "torch._dynamo", "IPython"))
 
 if __name__ == "__main__":
     _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:])
