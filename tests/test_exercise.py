@@ -21,8 +21,6 @@ import ast
 import io
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 
 import jupytext
@@ -35,6 +33,7 @@ from nbclient import NotebookClient
 from fieldnotes import cache
 from fieldnotes.features.notebook_html import inline_svg
 from tests.conftest import REUSE_RUNS, ROOT, Project, reader_run_kind
+from tests.fresh_python import SCRIPTS
 
 NOTEBOOK = ROOT / "docs" / "exercise" / "vanishing_gradients.py"
 PAGE = "exercise/vanishing_gradients/index.html"
@@ -251,8 +250,9 @@ def test_downloaded_notebook_runs_top_to_bottom_on_its_own(executed_download):
 
 @pytest.fixture(scope="module")
 def script_run(built_site, tmp_path_factory) -> dict:
-    """The downloaded .py run with `python`, as a plain script, in an empty folder. A passing run is
-    remembered until the file or anything installed changes (fieldnotes.cache)."""
+    """The downloaded .py run as `python vanishing_gradients.py` would run it (tests/fresh_python.py), as a
+    plain script, in an empty folder. A passing run is remembered until the file or anything installed
+    changes (fieldnotes.cache)."""
     downloaded = (built_site / PAGE).parent / "vanishing_gradients.py"
     key = cache.content_key(ROOT, f"{KIND} script", downloaded.read_bytes())
     remembered = cache.load_data(ROOT, key) if REUSE_RUNS else None
@@ -260,13 +260,10 @@ def script_run(built_site, tmp_path_factory) -> dict:
         return remembered
     folder = tmp_path_factory.mktemp("script")
     shutil.copy(downloaded, folder)
-    run = subprocess.run(
-        [sys.executable, "vanishing_gradients.py"], cwd=folder, capture_output=True, text=True, timeout=600
-    )
+    run = SCRIPTS.run("vanishing_gradients.py", folder, timeout=600)
     result = {
         "returncode": run.returncode,
-        "stdout": run.stdout,
-        "stderr": run.stderr,
+        "output": run.text,
         "figures": {path.name: path.read_text() for path in sorted(folder.glob("*.svg"))},
     }
     if run.returncode == 0:
@@ -279,8 +276,8 @@ def test_the_script_runs_and_saves_its_figures(script_run):
     saves each figure as an SVG file (titled with its description) instead of printing an object's
     repr. Catches show() calling display() outside IPython (`<IPython.core.display.SVG object>`), a
     figure not saved, and a script that needs something the folder does not have."""
-    assert script_run["returncode"] == 0, script_run["stderr"][-2000:]
-    out = script_run["stdout"]
+    assert script_run["returncode"] == 0, script_run["output"][-2000:]
+    out = script_run["output"]
     assert "<IPython.core.display" not in out and " object at 0x" not in out
     assert out.count("holds: ") == CHECKED_STATEMENTS
     figures = script_run["figures"]
