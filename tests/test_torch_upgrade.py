@@ -92,7 +92,8 @@ def drift_run(tmp_path_factory):
 
 
 def test_drift_report_classifies_each_drift_and_exits_1(drift_run):
-    """Catches every drift filed as behaviour (or as a source location), a missed drift, exit 0 on a drift."""
+    """Catches every drift filed as behaviour (or as a source location), a missed drift, exit 0 on a drift,
+    and an exercise's reference that does not name the torch it ran under."""
     done, report, _, _ = drift_run
     assert done.returncode == 1, done.stdout + done.stderr
     examples = report["examples"]
@@ -101,6 +102,7 @@ def test_drift_report_classifies_each_drift_and_exits_1(drift_run):
     assert examples["snippets/warns.py"]["verdict"] == "source-location"
     assert examples["snippets/same.py"]["verdict"] == "same"
     assert report["exercise"]["verdict"] == "same"
+    assert report["exercise"]["reference"] == f"its run as a script under the pinned torch ({INSTALLED_TORCH})"
     assert report["drifted"] == 2
     assert "behaviour       snippets/counts.py: a number" in done.stdout
     assert "source-location snippets/warns.py: only torch's C++ source locations" in done.stdout

@@ -24,6 +24,7 @@ output at build time, and says "not run under X since it changed" for an example
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import platform
@@ -41,8 +42,6 @@ EXERCISE_TIMEOUT = 300.0
 
 def collect(root: Path, only: list[str] | None = None, exercise: bool = True) -> dict:
     """Run every example (and the exercise) under the torch installed here; what each printed."""
-    import importlib.metadata
-
     import torch
 
     from fieldnotes import runner
@@ -66,16 +65,17 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
         "examples": runs,
     }
     if exercise and (root / EXERCISE).exists():
-        collected["exercise"] = run_exercise(root, sys.executable)
+        collected["exercise"] = run_exercise(root, torch.__version__)
     return collected
 
 
-def run_exercise(root: Path, python: str) -> dict:
-    """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by `python`,
-    in an empty folder: the figures it saves there must not land in the project."""
+def run_exercise(root: Path, torch_version: str) -> dict:
+    """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by this
+    interpreter, whose torch is `torch_version`, in an empty folder: the figures it saves there must not
+    land in the project."""
     with tempfile.TemporaryDirectory(prefix="drift-exercise-") as folder:
         done = subprocess.run(
-            [python, "-u", str(root / EXERCISE)],
+            [sys.executable, "-u", str(root / EXERCISE)],
             cwd=folder,
             env={**os.environ, "MPLBACKEND": "Agg"},
             stdout=subprocess.PIPE,
@@ -84,14 +84,10 @@ def run_exercise(root: Path, python: str) -> dict:
             text=True,
             timeout=EXERCISE_TIMEOUT,
         )
-    output = done.stdout.replace(f"{root}{os.sep}", "")
-    version = subprocess.run(
-        [python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
-    ).stdout.strip()
     return {
-        "output": output,
+        "output": done.stdout.replace(f"{root}{os.sep}", ""),
         "exit_code": done.returncode,
-        "torch": version,
+        "torch": torch_version,
         "content_key": snippet_digest(root, EXERCISE),
     }
 
@@ -140,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the examples could not be run under {python}", file=sys.stderr)
             return 2
         collected = json.loads(runs_path.read_text(encoding="utf-8"))
-    reference = None if args.no_exercise or not (root / EXERCISE).exists() else run_exercise(root, sys.executable)
+    # The reference runs under this project's own torch, which this process need not import to name.
+    has_exercise = not args.no_exercise and (root / EXERCISE).exists()
+    reference = run_exercise(root, importlib.metadata.version("torch")) if has_exercise else None
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
     from fieldnotes.torch.versions import version_sentences  # it reads these reports: imported late
