@@ -127,39 +127,50 @@ def search(page, query: str) -> dict:
     """Open the search with `s` (on a home page where it is open already: empty it), type the query; the
     result links' paths, best first, and the first result's preview text."""
     search_input = page.locator("input.md-search__input")
-    meta = page.locator(".md-search-result__meta")
-    if urlsplit(page.url).path == "/" and search_input.is_visible():
-        search_input.fill("")
-        search_input.press("End")  # the theme searches on keyup
-        page.wait_for_function("el => !/matching document/i.test(el.textContent)", arg=meta.element_handle())
-    else:
+    if urlsplit(page.url).path != "/" or not search_input.is_visible():
         page.goto("/")
         page.keyboard.press("s")
         search_input.wait_for(state="visible")
         assert search_input.evaluate("el => el === document.activeElement"), "`s` did not focus the search"
-        # Wait for the search worker to load the index ("Initializing search" until then).
-        page.wait_for_function(
-            "el => !/initializ/i.test(el.textContent)", arg=meta.element_handle(), polling=50, timeout=BUDGET_MS
-        )
-    search_input.fill(query)
-    search_input.press("End")  # the theme searches on keyup
-    page.wait_for_function("el => /matching document/i.test(el.textContent)", arg=meta.element_handle(), polling=50)
-    return page.evaluate(
-        """() => {
-        const items = [...document.querySelectorAll('.md-search-result__item')];
-        const paths = items.map(li => new URL(li.querySelector('a').href).pathname);
-        // The preview: the first article of the first result with text besides its title and the
-        // "Missing: ..." line (the page's article when it ranks best, else its best sections).
-        let preview = '', previewOf = '';
-        for (const link of items.length ? items[0].querySelectorAll('a.md-search-result__link') : []) {
-            const article = link.querySelector('article').cloneNode(true);
-            article.querySelectorAll('h1, h2, nav, .md-search-result__terms').forEach(e => e.remove());
-            const text = article.textContent.replace(/\\s+/g, ' ').trim();
-            if (text) { preview = text; previewOf = new URL(link.href).hash; break; }
-        }
-        return {paths, preview, previewOf};
-    }"""
-    )
+    return page.evaluate(SEARCH, {"query": query, "budget": BUDGET_MS})
+
+
+# A query, in one round trip: once the search worker has loaded the index ("Initializing search" until
+# then), the box emptied and its results gone, the query typed (the theme searches on keyup), and its
+# results read: the result links' paths, and the first result's preview (the first article of the
+# first result with text besides its title and the "Missing: ..." line: the page's article when it
+# ranks best, else its best sections).
+SEARCH = """async ({query, budget}) => {
+  const input = document.querySelector("input.md-search__input");
+  const meta = document.querySelector(".md-search-result__meta");
+  const deadline = performance.now() + budget;
+  const until = async (what, done) => {
+    while (!done()) {
+      if (performance.now() > deadline) throw new Error(`searching ${JSON.stringify(query)}: ${what}`);
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+  };
+  const type = text => {
+    input.value = text;
+    input.dispatchEvent(new Event("input", {bubbles: true}));
+    input.dispatchEvent(new KeyboardEvent("keyup", {key: "End", bubbles: true}));
+  };
+  await until("the index never loaded", () => !/initializ/i.test(meta.textContent));
+  type("");
+  await until("the last results stayed", () => !/matching document/i.test(meta.textContent));
+  type(query);
+  await until("no results came", () => /matching document/i.test(meta.textContent));
+  const items = [...document.querySelectorAll(".md-search-result__item")];
+  const paths = items.map(li => new URL(li.querySelector("a").href).pathname);
+  let preview = "", previewOf = "";
+  for (const link of items.length ? items[0].querySelectorAll("a.md-search-result__link") : []) {
+    const article = link.querySelector("article").cloneNode(true);
+    article.querySelectorAll("h1, h2, nav, .md-search-result__terms").forEach(e => e.remove());
+    const text = article.textContent.replace(/\\s+/g, " ").trim();
+    if (text) { preview = text; previewOf = new URL(link.href).hash; break; }
+  }
+  return {paths, preview, previewOf};
+}"""
 
 
 @pytest.fixture(scope="module")
