@@ -4,6 +4,7 @@ projects for broken input."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -86,10 +87,13 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
     filters = list(build_command.log.filters)  # each build adds a DuplicateFilter, which remembers messages
     wrapper = command_line.ColorFormatter.text_wrapper
     width, wrapper.width = wrapper.width, 0  # no wrapping at a terminal's width, as into a pipe
-    folder = os.getcwd()
+    folder, path = os.getcwd(), list(sys.path)
     code = 0
     try:
         os.chdir(project)  # mkdocs.yml and pymdownx.snippets' base_path are found from there
+        # The environment's key reads sys.path (fieldnotes.cache.installed), which this process's tests
+        # and the libraries they imported have extended (setuptools appends its vendored packages).
+        sys.path[:] = [str(project), *_startup_path()]
         with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 command_line.cli.main(args=args, prog_name="mkdocs")
@@ -100,12 +104,21 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
                 code = 1
     finally:
         os.chdir(folder)
+        sys.path[:] = path
         wrapper.width = width
         logger.setLevel(level)
         logger.propagate = propagate
         logger.handlers[:] = handlers
         build_command.log.filters[:] = filters
     return subprocess.CompletedProcess(["mkdocs", *args], code, out.getvalue(), err.getvalue())
+
+
+@functools.cache
+def _startup_path() -> list[str]:
+    """sys.path as a new interpreter starts with it, its first entry (the script's folder) left out."""
+    code = "import json, sys; print(json.dumps(sys.path[1:]))"
+    done = subprocess.run([sys.executable, "-c", code], env=BUILD_ENV, capture_output=True, check=True)
+    return json.loads(done.stdout)
 
 
 def _fork_server_with_torch() -> None:
