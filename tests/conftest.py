@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -57,6 +58,10 @@ def mkdocs_build(project: Path, site_dir: Path, *, env: dict | None = None) -> s
     return _build_here(project, site_dir)
 
 
+# A build that takes longer has hung (an example no longer stopped at its time limit, say): it fails.
+BUILD_TIMEOUT = 600.0
+
+
 def build_in_a_process(project: Path, site_dir: Path, *, env: dict | None = None) -> subprocess.CompletedProcess:
     """The strict build in a `mkdocs` process of its own, with `env` added to the environment."""
     return subprocess.run(
@@ -65,8 +70,16 @@ def build_in_a_process(project: Path, site_dir: Path, *, env: dict | None = None
         env={**BUILD_ENV, **(env or {})},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=BUILD_TIMEOUT,
     )
+
+
+class BuildTimeout(BaseException):
+    """Raised in the build by SIGALRM; not an Exception, which the Markdown extensions catch and go on."""
+
+
+def _time_out(signum, frame):
+    raise BuildTimeout(f"the build did not finish within {BUILD_TIMEOUT:g} s")
 
 
 _torch_fork_server: int | None = None  # the pid of the fork server _build_here started
@@ -89,6 +102,8 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
     width, wrapper.width = wrapper.width, 0  # no wrapping at a terminal's width, as into a pipe
     folder, path = os.getcwd(), list(sys.path)
     code = 0
+    alarm = signal.signal(signal.SIGALRM, _time_out)  # the tests run in the main thread, which gets it
+    signal.setitimer(signal.ITIMER_REAL, BUILD_TIMEOUT)
     try:
         os.chdir(project)  # mkdocs.yml and pymdownx.snippets' base_path are found from there
         # The environment's key reads sys.path (fieldnotes.cache.installed), which this process's tests
@@ -99,10 +114,15 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
                 command_line.cli.main(args=args, prog_name="mkdocs")
             except SystemExit as stop:  # click's exit, with mkdocs' exit code
                 code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+            except BuildTimeout as timeout:
+                print(timeout, file=sys.stderr)
+                code = 1
             except Exception:  # noqa: BLE001 - what `python -m mkdocs` prints and exits with
                 traceback.print_exc()
                 code = 1
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm)
         os.chdir(folder)
         sys.path[:] = path
         wrapper.width = width
