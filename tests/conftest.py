@@ -189,7 +189,7 @@ class RealSite:
             if self._log.exists():  # another worker built it
                 return
             try:
-                result = build_in_a_process(ROOT, self.path)  # beside the tests: never here
+                result = build_in_a_process(ROOT, self.path)  # in a thread beside the tests: not in this process
                 log, ok = result.stderr, result.returncode == 0
             except Exception as error:  # a timeout, say: the tests waiting for the site must hear of it too
                 log, ok = f"{type(error).__name__}: {error}", False
