@@ -159,17 +159,22 @@ def test_a_script_that_changes_what_importing_torch_does_runs_fresh(tmp_path):
 
 def test_a_changed_environment_starts_the_server_again(tmp_path, monkeypatch):
     """Catches a server that keeps the environment of its start once a library or a test changes
-    os.environ (mkdocs-material sets NO_MKDOCS_2_WARNING when imported): torch would have been imported
-    under the old one, and a fork would not be what a fresh run is. Nor may every later run go to a fresh
-    interpreter, seconds each, for good."""
-    script = "import os\n\nimport torch\n\nprint(os.environ.get('FRESH_PYTHON_PROBE'), torch.__name__)\n"
+    os.environ (mkdocs-material sets NO_MKDOCS_2_WARNING when imported): its preload (torch, for the
+    reader's runs) would have been imported under the old one, and a fork would not be what a fresh run
+    is. Nor may every later run go to a fresh interpreter, seconds each, for good. A server of its own,
+    with a light preload: SCRIPTS would be started again twice, with torch, for this test alone."""
+    server = FreshPython(("colorsys",))
+    script = "import os\n\nimport colorsys\n\nprint(os.environ.get('FRESH_PYTHON_PROBE'), colorsys.__name__)\n"
     (tmp_path / "env_probe.py").write_text(script)
-    assert SCRIPTS.run("env_probe.py", tmp_path, timeout=120).text == "None torch\n"
-    started = SCRIPTS._process
-    monkeypatch.setenv("FRESH_PYTHON_PROBE", "set")
-    ran = SCRIPTS.run("env_probe.py", tmp_path, timeout=120)
-    assert (ran.via, ran.text) == ("forked", "set torch\n")
-    assert SCRIPTS._process is not started, "the server started under the old environment was kept"
+    try:
+        assert server.run("env_probe.py", tmp_path, timeout=120).text == "None colorsys\n"
+        started = server._process
+        monkeypatch.setenv("FRESH_PYTHON_PROBE", "set")
+        ran = server.run("env_probe.py", tmp_path, timeout=120)
+        assert (ran.via, ran.text) == ("forked", "set colorsys\n")
+        assert server._process is not started, "the server started under the old environment was kept"
+    finally:
+        server.stop()
 
 
 def test_a_script_beside_a_module_the_preload_imported_runs_fresh(tmp_path):
