@@ -217,8 +217,10 @@ def _needs_site(item: pytest.Item) -> bool:
 #            self-tests): CHECK_FILES; `make check`
 #   browser  tests/browser/: the built site in Chromium
 #   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
-#            mkdocs_build, `mkdocs` on a command line) or runs another process (subprocess), in the
-#            test, in a fixture it uses, or in a function of tests/ either one calls
+#            RealSite, mkdocs_build, build_in_a_process, `mkdocs` on a command line; mkdocs_build
+#            builds in the test's process, but builds all the same) or runs another process
+#            (subprocess, FreshPython), in the test, in a fixture it uses, or in a function of tests/
+#            either one calls
 #   fast     everything else: in-process unit tests and probes; `make test-fast`
 # `make test` runs every tier but check.
 TIERS = ("fast", "build", "browser", "check")
