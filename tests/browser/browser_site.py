@@ -15,7 +15,10 @@ from tests.site_pages import built_pages, page_id, site_pages  # noqa: F401 - th
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's headless build of Chromium (package chromium-headless-shell), the kind of browser Playwright
+# runs headless by default: the same Blink as Debian's full `chromium`, without its browser UI, whose
+# process does work at every page load that no test reads. The full one serves where it is all there is.
+CHROMIUMS = (Path("/usr/bin/chromium-headless-shell"), Path("/usr/bin/chromium"))
 
 # Exactly the flags of shared/README.md: without the resolver rule Chromium looks up Google's hosts on
 # its own; without `EXCLUDE 127.0.0.1` the page fails to load and the error page queries public DNS.
@@ -50,13 +53,14 @@ DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
 WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
 
 
-def chromium_missing() -> bool:
-    return not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK))
+def chromium() -> Path | None:
+    """The first of CHROMIUMS installed, or None."""
+    return next((path for path in CHROMIUMS if path.is_file() and os.access(path, os.X_OK)), None)
 
 
 MISSING_MESSAGE = (
-    f"{CHROMIUM} not found: the browser tests need Debian's Chromium "
-    "(apt-get install -y chromium; never `playwright install`)."
+    f"neither {' nor '.join(map(str, CHROMIUMS))} found: the browser tests need Debian's Chromium "
+    "(apt-get install -y chromium-headless-shell; never `playwright install`)."
 )
 
 

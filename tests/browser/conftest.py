@@ -1,4 +1,4 @@
-"""Browser tests: the built site in a real, offline Chromium (Debian's /usr/bin/chromium).
+"""Browser tests: the built site in a real, offline Chromium (Debian's, browser_site.CHROMIUMS).
 
 - The site is the suite's one strict build of the real project (`built_site`, tests/conftest.py).
   The pages to test are read from the nav of mkdocs.yml, so a new page is covered without touching
@@ -14,7 +14,7 @@
   Every request to a host other than 127.0.0.1/localhost (or data:) is recorded (and fails: the
   resolver flag); console errors and page errors are recorded; each test ends with `guard.check()`,
   which fails listing all of them.
-- Without /usr/bin/chromium the tests skip with a message; with CI=true they fail instead.
+- Without it the tests skip with a message; with CI=true they fail instead.
 
 With SCREENSHOTS=1 every visit also saves a full-page screenshot to test-artifacts/screenshots/
 (gitignored), for a reviewer to look at; no check reads them, so a plain run takes none.
@@ -35,14 +35,13 @@ import pytest
 from browser_site import (
     AXE_SCRIPT,
     AXE_URL_PATH,
-    CHROMIUM,
     CHROMIUM_ARGS,
     DEFAULT_CONTEXT,
     MISSING_MESSAGE,
     SCREENSHOTS,
     WIDTHS,
     GuardedContext,
-    chromium_missing,
+    chromium,
     in_ci,
     page_id,
     site_pages,
@@ -66,7 +65,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="session", autouse=True)
 def _require_chromium():
     # Autouse and session-scoped: it runs before the site is built or a browser launched.
-    if chromium_missing():
+    if chromium() is None:
         if in_ci():
             pytest.fail(f"CI=true and {MISSING_MESSAGE}")
         pytest.skip(MISSING_MESSAGE)
@@ -76,9 +75,9 @@ def _require_chromium():
 def browser():
     """One headless Debian Chromium for the whole session, with the network-isolation flags."""
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        launched = playwright.chromium.launch(executable_path=str(chromium()), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
 # Every page loads the search index, and its search worker builds the index of the whole site at each
