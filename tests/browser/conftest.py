@@ -178,6 +178,7 @@ def page_visit(_shared_contexts, built_site, screenshots_dir):
     visits of one configuration share its xdist group (page_visit.visit_group), so that no other worker
     visits the page again in that configuration."""
     visits = {}
+    checked_styles = {}  # (width, scheme): the text styles whose contrast an audit has checked
 
     def visit(site_page: str, width: str = "desktop", scheme: str = "light") -> Visit:
         key = (site_page, width, scheme)
@@ -185,7 +186,14 @@ def page_visit(_shared_contexts, built_site, screenshots_dir):
             shared = _shared_contexts(**WIDTHS[width], color_scheme=scheme, extra_http_headers={VISIT_HEADER: "1"})
             page, guard = shared.new_page()
             visits[key] = record_visit(
-                page, guard, site_page, width, scheme, built_site=built_site, screenshots_dir=screenshots_dir
+                page,
+                guard,
+                site_page,
+                width,
+                scheme,
+                built_site=built_site,
+                screenshots_dir=screenshots_dir,
+                checked_styles=checked_styles.setdefault((width, scheme), set()),
             )
         return visits[key]
 

@@ -6,7 +6,7 @@ A visit, in this order (each step sees the page as the steps before left it):
 - every configuration: the load (HTTP status, the heading, scrolled to the end and back), the scheme
   applied, and with SCREENSHOTS=1 a full-page screenshot;
 - on a phone: how wide the page is against the viewport;
-- at desktop width: axe's audit;
+- at desktop width: axe's audit (each text style's contrast checked on the first page that shows it);
 - in the light scheme: the code blocks measured (test_screen.py), the figures' text, the permalinks,
   the underscores of linked code, and last the copy buttons clicked (test_copy.py).
 
@@ -98,8 +98,11 @@ def _load(page, site_page: str) -> int | None:
     return response and response.status
 
 
-def record_visit(page, guard, site_page: str, width: str, scheme: str, *, built_site, screenshots_dir) -> Visit:
-    """Load `site_page` in the tab and record what every check of this configuration needs."""
+def record_visit(
+    page, guard, site_page: str, width: str, scheme: str, *, built_site, screenshots_dir, checked_styles: set[str]
+) -> Visit:
+    """Load `site_page` in the tab and record what every check of this configuration needs. The audit
+    checks the contrast of the text styles not in `checked_styles`, and adds them to it."""
     # The measuring code stays with the checks that read it.
     from test_copy import copy_problems
     from test_schemes import OVERFLOWING, audit, scheme_and_luminance, screenshot
@@ -117,7 +120,7 @@ def record_visit(page, guard, site_page: str, width: str, scheme: str, *, built_
     if not desktop:
         steps.append(("page width", lambda: page.evaluate(f"() => ({PAGE_WIDTH})({OVERFLOWING})")))
     if desktop:
-        steps.append(("axe", lambda: audit(page)))
+        steps.append(("axe", lambda: audit(page, checked_styles)))
     if light:
         steps += [
             ("code", lambda: code_problems(page, site_page, desktop)),
