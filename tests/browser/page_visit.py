@@ -115,8 +115,8 @@ def record_visit(
         ("scheme", lambda: scheme_and_luminance(page)),
     ]
     if screenshots_dir is not None:
-        name = f"{page_id(site_page).replace('/', '--')}-{scheme}-{width}.jpg"
-        steps.append(("screenshot", lambda: screenshot(page, screenshots_dir / name)))
+        shot = screenshots_dir / f"{page_id(site_page).replace('/', '--')}-{scheme}-{width}.jpg"
+        steps.append(("screenshot", lambda: screenshot(page, shot)))
     if not desktop:
         steps.append(("page width", lambda: page.evaluate(f"() => ({PAGE_WIDTH})({OVERFLOWING})")))
     if desktop:

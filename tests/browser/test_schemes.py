@@ -27,8 +27,8 @@ see every element of every page.
 
 from __future__ import annotations
 
-from browser_site import AXE_URL_PATH, PHONE, site_pages
-from page_visit import by_configuration
+from browser_site import AXE_URL_PATH, PHONE, WIDTHS, page_id, site_pages
+from page_visit import by_configuration, record_visit
 
 SCHEMES = {"light": "default", "dark": "slate"}
 # Rules that pass on every page of the site only if axe audited its content.
@@ -200,6 +200,21 @@ def test_page_on_phone(page_visit, site_page, scheme):
         f"{site_page} ({scheme}) at {PHONE['width']} px: the page is {scroll_width} px wide, "
         f"the viewport {client_width} px. Overflowing: {overflowing}"
     )
+
+
+def test_screenshots_are_one_file_per_page_and_configuration(new_guarded_page, built_site, tmp_path):
+    """With SCREENSHOTS=1 each visit saves test-artifacts/screenshots/<page>-<scheme>-<width>.jpg.
+    Catches the file named after something else: every visit's screenshot written to one file, each
+    over the last (the step's file name read after the loop over the steps had reused its variable)."""
+    pages = site_pages()[:2]
+    for site_page in pages:
+        page, guard = new_guarded_page(**WIDTHS["phone"], color_scheme="dark")
+        options = {"built_site": built_site, "screenshots_dir": tmp_path, "checked_styles": set()}
+        visit = record_visit(page, guard, site_page, "phone", "dark", **options)
+        visit.get("screenshot")
+    expected = {f"{page_id(p).replace('/', '--')}-dark-phone.jpg" for p in pages}
+    assert {f.name for f in tmp_path.iterdir()} == expected
+    assert all((tmp_path / name).read_bytes()[:3] == b"\xff\xd8\xff" for name in expected)  # JPEG
 
 
 def test_palette_toggle_switches_scheme_and_the_choice_persists(isolated_guarded_page):
