@@ -65,14 +65,14 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
         "examples": runs,
     }
     if exercise and (root / EXERCISE).exists():
-        collected["exercise"] = run_exercise(root, torch.__version__)
+        collected["exercise"] = run_exercise(root)
     return collected
 
 
-def run_exercise(root: Path, torch_version: str) -> dict:
+def run_exercise(root: Path) -> dict:
     """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by this
-    interpreter, whose torch is `torch_version`, in an empty folder: the figures it saves there must not
-    land in the project."""
+    interpreter, in an empty folder (the figures it saves there must not land in the project), and the
+    torch it ran under, named by its installed distribution: this process need not import torch."""
     with tempfile.TemporaryDirectory(prefix="drift-exercise-") as folder:
         done = subprocess.run(
             [sys.executable, "-u", str(root / EXERCISE)],
@@ -87,7 +87,7 @@ def run_exercise(root: Path, torch_version: str) -> dict:
     return {
         "output": done.stdout.replace(f"{root}{os.sep}", ""),
         "exit_code": done.returncode,
-        "torch": torch_version,
+        "torch": importlib.metadata.version("torch"),
         "content_key": snippet_digest(root, EXERCISE),
     }
 
@@ -136,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the examples could not be run under {python}", file=sys.stderr)
             return 2
         collected = json.loads(runs_path.read_text(encoding="utf-8"))
-    # The reference runs under this project's own torch, which this process need not import to name.
-    has_exercise = not args.no_exercise and (root / EXERCISE).exists()
-    reference = run_exercise(root, importlib.metadata.version("torch")) if has_exercise else None
+    reference = None if args.no_exercise or not (root / EXERCISE).exists() else run_exercise(root)
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
     from fieldnotes.torch.versions import version_sentences  # it reads these reports: imported late
