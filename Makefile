@@ -53,7 +53,7 @@ test-fast: $(INSTALLED)
 	$(PYTEST) -m fast
 
 # Tooling: the lock across platforms and Pythons, the workflow's lint, the bench's and under-load
-# script's self-tests, the tiers themselves. CI runs it beside `make test`.
+# script's self-tests, the tiers themselves, `make mutants` on one function. CI runs it beside `make test`.
 check: $(INSTALLED)
 	$(PYTEST) -m check
 
@@ -122,7 +122,7 @@ clean:
 # Mutation testing of the modules that hold the engine's guarantees (mutation/modules.toml lists them and
 # the fast tests run against each): writes mutation/REPORT.md, and fails on a survivor that neither a
 # test kills nor mutation/equivalent.toml explains. `make mutants MUTANTS=fieldnotes/cache.py`: one module
-# (the committed report is left as it is).
+# (the committed report is left as it is). `make check` runs it on one function (tests/test_mutation.py).
 .PHONY: mutants
 mutants: $(INSTALLED)
 	$(BIN)/python mutation/run.py $(MUTANTS)
