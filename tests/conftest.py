@@ -215,7 +215,7 @@ def _needs_site(item: pytest.Item) -> bool:
 # Tiers. Every test gets exactly one marker, from what it uses, so that a new test file lands in its
 # tier without being listed anywhere:
 #   check    tooling (the lock across platforms, workflow lint, the bench's and under-load script's
-#            self-tests): CHECK_FILES; `make check`
+#            self-tests, a smoke of `make mutants`): CHECK_FILES; `make check`
 #   browser  tests/browser/: the built site in Chromium
 #   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
 #            RealSite, mkdocs_build, build_in_a_process, `mkdocs` on a command line; mkdocs_build
@@ -225,7 +225,7 @@ def _needs_site(item: pytest.Item) -> bool:
 #   fast     everything else: in-process unit tests and probes; `make test-fast`
 # `make test` runs every tier but check.
 TIERS = ("fast", "build", "browser", "check")
-CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py"}
+CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py", "test_mutation.py"}
 BUILD_FIXTURES = {"built_site", "project"}
 VISIT_FIXTURES = {"laptop_visit"}  # page_visit's tests name the group of their configuration
 TESTS = str(ROOT / "tests")
