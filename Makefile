@@ -107,8 +107,10 @@ under-load: $(INSTALLED)
 # already in the lock are kept unless pyproject.toml rules them out; `make lock LOCK=--upgrade` lifts them.
 # The engine (packages/fieldnotes/) is installed from the checkout, not from the lock: its own
 # dependencies are locked, it is not.
+# Every dependency group of pyproject.toml (PEP 735) goes into the one lock, with the project's own list.
+LOCK_GROUPS = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["dependency-groups"])')
 lock: $(UV)
-	$(UV) pip compile pyproject.toml --universal --quiet --no-annotate --custom-compile-command "make lock" \
+	$(UV) pip compile pyproject.toml $(addprefix --group ,$(LOCK_GROUPS)) --universal --quiet --no-annotate --custom-compile-command "make lock" \
 		--no-emit-package fieldnotes $(LOCK) --output-file $(LOCK_FILE)
 
 # Only the set-up (bench/bench.py times it into an empty VENV).

@@ -3,6 +3,7 @@ projects for broken input."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import hashlib
@@ -291,6 +292,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The tests that read the built site go last, so that the build (started below, in the background)
     # runs beside the tests that do not need it instead of holding them up. The sort is stable.
     items.sort(key=_needs_site)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """The run's last lines say how many tests were skipped, of how many, and why, one line per reason:
+    a missing Chromium skips every browser test, which a passing run would otherwise hide."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    ran = sum(len(terminalreporter.stats.get(key, [])) for key in ("passed", "failed", "skipped", "xfailed", "xpassed"))
+    reasons = collections.Counter(_skip_reason(report) for report in skipped)
+    terminalreporter.write_sep("=", f"{len(skipped)} of {ran} tests skipped", yellow=True)
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"{count} skipped: {reason}")
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
