@@ -131,12 +131,22 @@ def _child(root: str, snippet: str, capture_path: str, then: str | None, startin
         if then:
             exec(compile(then, "<then>", "exec"), namespace)
     except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        os._exit(code)
+        os._exit(exit_code(stop))
     except BaseException:  # noqa: BLE001 - reported the way the interpreter reports it
         stream.write(only_own_frames("".join(traceback.format_exc()), snippet))
         os._exit(1)
     os._exit(0)
+
+
+def exit_code(stop: SystemExit) -> int:
+    """What the interpreter exits with on an uncaught SystemExit: 0 for None, the number, or 1 for
+    anything else, which it prints to stderr first (`sys.exit("message")`)."""
+    if stop.code is None:
+        return 0
+    if isinstance(stop.code, int):
+        return stop.code
+    print(stop.code, file=sys.stderr, flush=True)
+    return 1
 
 
 def call(function, *args):
@@ -227,7 +237,7 @@ def _module_child(module: str, args: list[str], env: dict[str, str], cwd: str) -
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        code = exit_code(stop)
     except BaseException:  # noqa: BLE001 - reported the way the interpreter reports it
         traceback.print_exc()
         code = 1
