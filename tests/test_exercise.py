@@ -266,7 +266,7 @@ def script_run(built_site, tmp_path_factory) -> dict:
         "output": run.output,
         "figures": {path.name: path.read_text() for path in sorted(folder.glob("*.svg"))},
     }
-    if run.returncode == 0:
+    if run.exit_code == 0:
         READER_RUNS.save(key, result)
     return result
 
