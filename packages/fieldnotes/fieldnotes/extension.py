@@ -10,7 +10,7 @@ superfences hands over, with the includes pymdownx.snippets expanded on this pag
 them: `_Includes`). Its run is the one the build started ahead of time, else the store's, else one
 started now (`fieldnotes.runs.Runs`).
 
-A problem (a drift, a false claim, code that is not a snippet file) is reported as the build asks: the
+A problem (a drift, a false claim, a block of code with no recorded output) is reported as the build asks: the
 MkDocs plugin's build logs it as a warning, which fails the strict build, and the page shows the diff;
 any other host gets a `Problem`, which superfences lets through (it swallows other exceptions) and which
 stops `zensical build` with exit code 1.
@@ -88,11 +88,8 @@ def relative_url(url: str, other: str) -> str:
 class FieldNotesExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {
-            "build": [
-                "",
-                "The build (fieldnotes.build_state.Build) the MkDocs plugin hands over; by default "
-                "one of the project in `root`, reporting problems as exceptions.",
-            ],
+            "build": ["", "The build (fieldnotes.build_state.Build) the MkDocs plugin hands over; by default "
+                      "one of the project in `root`, reporting problems as exceptions."],
             "root": [".", "The project's folder (where mkdocs.yml is), when no build is given."],
         }
         super().__init__(**kwargs)
@@ -141,13 +138,6 @@ class FieldNotesExtension(Extension):
         # Settings of ours (timeout="...") are read from the fence; markdown-exec would copy them onto
         # the shown source's fence, which the highlighter then refuses to render.
         extra = {k: v for k, v in extra.items() if k not in OWN_OPTIONS}
-        if block is None:
-            self.report(
-                page.path,
-                "an executed python block holds code that is not a snippet file. "
-                'Put it in snippets/NAME.py and write the block as --8<-- "NAME.py".',
-            )
-            return ""
         if "title" not in extra:
             extra["title"] = block.snippet
         options = {**options, "extra": extra}
