@@ -149,7 +149,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
             page = lambda: build.page_path  # noqa: E731
             timeout, execute = self.config.timeout, self.config.execute
-            fences.append(graph_fence.make_fence(build.store, self.scheduler, timeout, page, execute))
+            fences.append(
+                graph_fence.make_fence(
+                    build.store, self.scheduler, timeout, page, execute, record_command=self.config.record_command
+                )
+            )
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
