@@ -27,7 +27,7 @@ export UV_INDEX ?= https://pypi.org/simple $(TORCH_INDEX)
 export UV_INDEX_STRATEGY ?= unsafe-first-match
 endif
 
-.PHONY: serve build test test-fast check test-no-cache update-outputs drift-report bench under-load lock venv uv-settings clean
+.PHONY: serve build test test-engine test-fast check test-no-cache update-outputs drift-report bench under-load lock venv uv-settings clean
 
 # Not strict: a drifted example shows its diff on the page instead of stalling the server.
 serve: $(INSTALLED)
@@ -43,9 +43,22 @@ build: $(INSTALLED)
 # with it set, pytest rewrites every test module's asserts again in every worker of every run.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
-# The whole suite but the tooling checks: the strict build of the real site and the browser included.
-test: $(INSTALLED)
+# The whole suite but the tooling checks: the engine's own tests, then the site's, the strict build of
+# the real site and the browser included.
+test: $(INSTALLED) test-engine
 	$(PYTEST) -m "not check"
+
+# The engine's own tests (packages/fieldnotes/tests), in an environment of their own without torch:
+# the distribution with its `test` extra (the hosts it is built under), the versions both share held to
+# the site's lock.
+ENGINE_ENV := .cache/engine-tests
+test-engine: $(ENGINE_ENV)/.installed
+	cd packages/fieldnotes && PYTHONDONTWRITEBYTECODE= ../../$(ENGINE_ENV)/bin/python -m pytest
+
+$(ENGINE_ENV)/.installed: $(LOCK_FILE) packages/fieldnotes/pyproject.toml $(UV)
+	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(ENGINE_ENV)
+	$(UV) pip install --quiet --python $(ENGINE_ENV)/bin/python -c $(LOCK_FILE) -e "packages/fieldnotes[test]"
+	touch $@
 
 # The edit loop: in-process unit tests and probes; nothing built, no browser, no other process started
 # by the test (the examples' fork server still runs them).
@@ -53,7 +66,7 @@ test-fast: $(INSTALLED)
 	$(PYTEST) -m fast
 
 # Tooling: the lock across platforms and Pythons, the workflow's lint, the bench's and under-load
-# script's self-tests, the tiers themselves. CI runs it beside `make test`.
+# script's self-tests, the tiers themselves, `make mutants` on one function. CI runs it beside `make test`.
 check: $(INSTALLED)
 	$(PYTEST) -m check
 
@@ -61,7 +74,7 @@ check: $(INSTALLED)
 # in one process per worker. Not run by CI: tests/test_cache.py and tests/test_reuse.py prove what
 # `cache: false` does; this is for a change to the cache itself.
 NO_CACHE_TESTS := tests/test_cache.py tests/test_reuse.py tests/test_api_index.py tests/test_build_failures.py \
-	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_runner.py tests/test_store.py tests/test_shard.py tests/test_adopter.py tests/test_integrations.py
+	tests/test_graph.py tests/test_record.py tests/test_page_blocks.py tests/test_store.py tests/test_shard.py tests/test_adopter.py tests/test_integrations.py
 test-no-cache: $(INSTALLED)
 	FIELDNOTES_CACHE=false $(PYTEST) -p no:cacheprovider $(NO_CACHE_TESTS)
 
@@ -94,8 +107,10 @@ under-load: $(INSTALLED)
 # already in the lock are kept unless pyproject.toml rules them out; `make lock LOCK=--upgrade` lifts them.
 # The engine (packages/fieldnotes/) is installed from the checkout, not from the lock: its own
 # dependencies are locked, it is not.
+# Every dependency group of pyproject.toml (PEP 735) goes into the one lock, with the project's own list.
+LOCK_GROUPS = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["dependency-groups"])')
 lock: $(UV)
-	$(UV) pip compile pyproject.toml --universal --quiet --no-annotate --custom-compile-command "make lock" \
+	$(UV) pip compile pyproject.toml $(addprefix --group ,$(LOCK_GROUPS)) --universal --quiet --no-annotate --custom-compile-command "make lock" \
 		--no-emit-package fieldnotes $(LOCK) --output-file $(LOCK_FILE)
 
 # Only the set-up (bench/bench.py times it into an empty VENV).
@@ -122,7 +137,7 @@ clean:
 # Mutation testing of the modules that hold the engine's guarantees (mutation/modules.toml lists them and
 # the fast tests run against each): writes mutation/REPORT.md, and fails on a survivor that neither a
 # test kills nor mutation/equivalent.toml explains. `make mutants MUTANTS=fieldnotes/cache.py`: one module
-# (the committed report is left as it is).
+# (the committed report is left as it is). `make check` runs it on one function (tests/test_mutation.py).
 .PHONY: mutants
 mutants: $(INSTALLED)
 	$(BIN)/python mutation/run.py $(MUTANTS)

@@ -27,8 +27,8 @@ WORK = ROOT / ".cache" / "mutation"
 PACKAGE = "fieldnotes"
 # The distribution's folder: a module's name in modules.toml is its path below it (fieldnotes/cache.py).
 DISTRIBUTION = ROOT / "packages" / "fieldnotes"
-# What every copy of the tests needs besides the test files themselves.
-TEST_SUPPORT = ["tests/__init__.py", "tests/conftest.py", "pyproject.toml", "mkdocs.yml"]
+# What every copy of the tests reads besides its test folder (the torch pin, the plugin's settings).
+TEST_SUPPORT = ["pyproject.toml", "mkdocs.yml"]
 REQUIRED_SHARE = 0.90
 
 # mutmut's exit codes of a mutant's test run (mutmut/stats.py): a timeout or a killed test process is
@@ -53,16 +53,25 @@ class Mutant:
 
 
 def main() -> int:
+    global WORK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="only these modules of mutation/modules.toml")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once")
+    parser.add_argument("--function", help="only this function of the (one) module: `make check`'s smoke")
+    parser.add_argument("--work", type=Path, help=f"where mutmut runs (default {WORK.relative_to(ROOT)})")
     parser.add_argument(
         "--report-only", action="store_true", help="report the last run again (after editing equivalent.toml)"
     )
     args = parser.parse_args()
+    if args.work:
+        WORK = args.work.resolve()
     modules = tomllib.loads((HERE / "modules.toml").read_text(encoding="utf-8"))["modules"]
     equivalents = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8")).get("equivalent", [])
     chosen = args.modules or list(modules)
+    if args.function:
+        if len(chosen) != 1:
+            parser.error("--function needs exactly one module")
+        modules[chosen[0]]["functions"] = [args.function]
     results = {}
     for module in chosen:
         if not args.report_only:
@@ -104,11 +113,12 @@ def mutate(module: str, settings: dict, jobs: int) -> None:
     work = work_folder(module)
     shutil.rmtree(work, ignore_errors=True)  # mutmut reuses results it finds: start from the code as it is
     shutil.copytree(DISTRIBUTION / PACKAGE, work / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
-    test_files = {test.split("::")[0] for test in settings["tests"]}
-    for path in sorted(test_files | set(TEST_SUPPORT)):
-        (work / path).parent.mkdir(parents=True, exist_ok=True)
+    folders = test_folders(settings["tests"])
+    for folder in folders:
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in TEST_SUPPORT:
         shutil.copy2(ROOT / path, work / path)
-    (work / "setup.cfg").write_text(mutmut_settings(module, settings["tests"]), encoding="utf-8")
+    (work / "setup.cfg").write_text(mutmut_settings(module, settings["tests"], folders), encoding="utf-8")
     dotted = module.removesuffix(".py").replace("/", ".")
     names = [f"{dotted}.{mangled(function)}__mutmut_*" for function in settings.get("functions", [])]
     command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
@@ -120,10 +130,22 @@ def mutate(module: str, settings: dict, jobs: int) -> None:
         print(f"mutmut exited {done.returncode} on {module}: see {work / 'mutmut.log'}", flush=True)
 
 
+def test_folders(tests: list[str]) -> list[str]:
+    """The whole test folder (the nearest one named `tests`) of each listed test: a test imports its
+    conftest, which imports helpers beside it, and a copy of the listed files alone cannot say which."""
+    folders = set()
+    for test in tests:
+        path = Path(test.split("::")[0])
+        folders.add(next(parent for parent in path.parents if parent.name == "tests").as_posix())
+    return sorted(folders)
+
+
 def git_commit() -> str:
     """The commit the code was mutated at, with a + when the work tree had changes."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", str(DISTRIBUTION), "tests"], cwd=ROOT, capture_output=True)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", str(DISTRIBUTION), "tests"], cwd=ROOT, capture_output=True
+    )
     return (head.stdout.strip() or "unknown") + ("+" if dirty.stdout.strip() else "")
 
 
@@ -148,15 +170,16 @@ def outcome(module: str, settings: dict) -> list[Mutant]:
     return mutants
 
 
-def mutmut_settings(module: str, tests: list[str]) -> str:
+def mutmut_settings(module: str, tests: list[str], folders: list[str]) -> str:
     lines = "".join(f"\n    {test}" for test in tests)
+    also_copy = "".join(f"\n    {path}" for path in ["mkdocs.yml", *folders])
     # forkserver: each mutant's tests run in a process forked from one that has imported the tests but
     # run none, so the runner's own fork server starts afresh in every one (a forked one cannot reach it).
     return (
         "[mutmut]\n"
         f"source_paths = {PACKAGE}\n"
         f"only_mutate = {module}\n"
-        "also_copy = mkdocs.yml\n"
+        f"also_copy ={also_copy}\n"
         f"pytest_add_cli_args_test_selection ={lines}\n"
         "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n"
         "process_isolation = forkserver\n"

@@ -3,6 +3,7 @@ projects for broken input."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import hashlib
@@ -214,7 +215,7 @@ def _needs_site(item: pytest.Item) -> bool:
 # Tiers. Every test gets exactly one marker, from what it uses, so that a new test file lands in its
 # tier without being listed anywhere:
 #   check    tooling (the lock across platforms, workflow lint, the bench's and under-load script's
-#            self-tests): CHECK_FILES; `make check`
+#            self-tests, a smoke of `make mutants`): CHECK_FILES; `make check`
 #   browser  tests/browser/: the built site in Chromium
 #   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
 #            RealSite, mkdocs_build, build_in_a_process, `mkdocs` on a command line; mkdocs_build
@@ -224,7 +225,7 @@ def _needs_site(item: pytest.Item) -> bool:
 #   fast     everything else: in-process unit tests and probes; `make test-fast`
 # `make test` runs every tier but check.
 TIERS = ("fast", "build", "browser", "check")
-CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py"}
+CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py", "test_mutation.py"}
 BUILD_FIXTURES = {"built_site", "project"}
 VISIT_FIXTURES = {"laptop_visit"}  # page_visit's tests name the group of their configuration
 TESTS = str(ROOT / "tests")
@@ -331,6 +332,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The tests that read the built site go last, so that the build (started below, in the background)
     # runs beside the tests that do not need it instead of holding them up. The sort is stable.
     items.sort(key=_needs_site)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """The run's last lines say how many tests were skipped, of how many, and why, one line per reason:
+    a missing Chromium skips every browser test, which a passing run would otherwise hide."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    ran = sum(len(terminalreporter.stats.get(key, [])) for key in ("passed", "failed", "skipped", "xfailed", "xpassed"))
+    reasons = collections.Counter(_skip_reason(report) for report in skipped)
+    terminalreporter.write_sep("=", f"{len(skipped)} of {ran} tests skipped", yellow=True)
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"{count} skipped: {reason}")
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

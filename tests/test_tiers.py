@@ -98,13 +98,15 @@ def test_a_new_file_lands_in_its_tier_by_what_it_uses(new_files):
 
 def test_each_target_runs_its_tier():
     """Catches a Makefile target that runs another selection than its tier: `make test` running the
-    tooling checks again (CI runs `make check` beside it), or `make test-fast` running every test."""
-    recipes = {}
+    tooling checks again (CI runs `make check` beside it), or `make test-fast` running every test; and
+    `make test` (what CI runs) without the engine's own tests."""
+    recipes, shown = {}, {}
     for target in ("test", "test-fast", "check"):
-        shown = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True)
-        (command,) = [line for line in shown.stdout.splitlines() if "pytest" in line]
+        shown[target] = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True)
+        (command,) = [line for line in shown[target].stdout.splitlines() if "pytest -n auto" in line]
         recipes[target] = re.findall(r" -m (\"[^\"]+\"|\S+)", command)[-1].strip('"')  # after `-m pytest`
     assert recipes == {"test": "not check", "test-fast": "fast", "check": "check"}
+    assert "cd packages/fieldnotes && " in shown["test"].stdout
 
 
 def test_the_fast_tier_of_real_files():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -18,7 +19,9 @@ SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 # Debian's headless build of Chromium (package chromium-headless-shell), the kind of browser Playwright
 # runs headless by default: the same Blink as Debian's full `chromium`, without its browser UI, whose
 # process does work at every page load that no test reads. The full one serves where it is all there is.
-CHROMIUMS = (Path("/usr/bin/chromium-headless-shell"), Path("/usr/bin/chromium"))
+DEBIAN_CHROMIUMS = (Path("/usr/bin/chromium-headless-shell"), Path("/usr/bin/chromium"))
+# Names any other Chromium (a snap's, a Homebrew cask's, a Chrome for Testing download): it wins.
+CHROMIUM_VARIABLE = "CHROMIUM"
 
 # Exactly the flags of shared/README.md: without the resolver rule Chromium looks up Google's hosts on
 # its own; without `EXCLUDE 127.0.0.1` the page fails to load and the error page queries public DNS.
@@ -53,15 +56,48 @@ DEFAULT_CONTEXT = {"viewport": DESKTOP, "color_scheme": "light"}
 WIDTHS = {"desktop": {}, "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True}}
 
 
-def chromium() -> Path | None:
-    """The first of CHROMIUMS installed, or None."""
-    return next((path for path in CHROMIUMS if path.is_file() and os.access(path, os.X_OK)), None)
+@dataclass(frozen=True)
+class ChosenChromium:
+    """The Chromium the browser tests launch: `executable` for Playwright's `executable_path` (None:
+    Playwright's own, which its launch finds itself), and what it is, for messages."""
+
+    executable: Path | None
+    name: str
+
+
+class NoChromium(Exception):
+    """No Chromium to run the browser tests with; the message says how to get one."""
 
 
 MISSING_MESSAGE = (
-    f"neither {' nor '.join(map(str, CHROMIUMS))} found: the browser tests need Debian's Chromium "
-    "(apt-get install -y chromium-headless-shell; never `playwright install`)."
+    "no Chromium for the browser tests: install Playwright's (`.venv/bin/python -m playwright install "
+    "chromium`), or Debian's (`apt-get install chromium-headless-shell`), or name one with CHROMIUM=/path"
 )
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def choose_chromium(
+    environ: Mapping[str, str], playwright_chromium: Path | None, debian: Sequence[Path] = DEBIAN_CHROMIUMS
+) -> ChosenChromium:
+    """The browser the tests run in: the one CHROMIUM names; else Playwright's own, if installed
+    (`playwright_chromium`, the path Playwright reports for it: `playwright install chromium` puts its
+    headless shell beside it, which Playwright launches headless); else the first of Debian's found.
+    A CHROMIUM that names no executable is an error, not a reason to pick another browser silently."""
+    named = environ.get(CHROMIUM_VARIABLE, "").strip()
+    if named:
+        path = Path(named).expanduser()
+        if not _executable(path):
+            raise NoChromium(f"CHROMIUM={named} is not an executable file")
+        return ChosenChromium(path, f"CHROMIUM={named}")
+    if playwright_chromium is not None and _executable(playwright_chromium):
+        return ChosenChromium(None, f"Playwright's own Chromium ({playwright_chromium})")
+    for path in debian:
+        if _executable(path):
+            return ChosenChromium(path, f"Debian's {path}")
+    raise NoChromium(MISSING_MESSAGE)
 
 
 @dataclass

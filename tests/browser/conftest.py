@@ -1,4 +1,5 @@
-"""Browser tests: the built site in a real, offline Chromium (Debian's, browser_site.CHROMIUMS).
+"""Browser tests: the built site in a real, offline Chromium (browser_site.choose_chromium: the one
+CHROMIUM names, else Playwright's own, else Debian's).
 
 - The site is the suite's one strict build of the real project (`built_site`, tests/conftest.py).
   The pages to test are read from the nav of mkdocs.yml, so a new page is covered without touching
@@ -14,7 +15,8 @@
   Every request to a host other than 127.0.0.1/localhost (or data:) is recorded (and fails: the
   resolver flag); console errors and page errors are recorded; each test ends with `guard.check()`,
   which fails listing all of them.
-- Without it the tests skip with a message; with CI=true they fail instead.
+- Without one the tests skip with a message saying how to get one; with CI=true, or with a CHROMIUM
+  that names no executable, they fail instead.
 
 With SCREENSHOTS=1 every visit also saves a full-page screenshot to test-artifacts/screenshots/
 (gitignored), for a reviewer to look at; no check reads them, so a plain run takes none.
@@ -36,12 +38,14 @@ from browser_site import (
     AXE_SCRIPT,
     AXE_URL_PATH,
     CHROMIUM_ARGS,
+    CHROMIUM_VARIABLE,
     DEFAULT_CONTEXT,
-    MISSING_MESSAGE,
     SCREENSHOTS,
     WIDTHS,
+    ChosenChromium,
     GuardedContext,
-    chromium,
+    NoChromium,
+    choose_chromium,
     in_ci,
     page_id,
     site_pages,
@@ -62,22 +66,32 @@ def pytest_generate_tests(metafunc):
 # Chromium
 
 
+@pytest.fixture(scope="session")
+def _playwright():
+    with sync_playwright() as playwright:
+        yield playwright
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _require_chromium():
-    # Autouse and session-scoped: it runs before the site is built or a browser launched.
-    if chromium() is None:
-        if in_ci():
-            pytest.fail(f"CI=true and {MISSING_MESSAGE}")
-        pytest.skip(MISSING_MESSAGE)
+def _chromium(_playwright) -> ChosenChromium:
+    """The Chromium of this session (browser_site.choose_chromium). Autouse and session-scoped: it runs
+    before the site is built or a browser launched, and skips every browser test where there is none."""
+    try:
+        return choose_chromium(os.environ, Path(_playwright.chromium.executable_path))
+    except NoChromium as missing:
+        if in_ci() or os.environ.get(CHROMIUM_VARIABLE, "").strip():
+            pytest.fail(f"CI=true and {missing}" if in_ci() else str(missing), pytrace=False)
+        pytest.skip(str(missing))
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One headless Debian Chromium for the whole session, with the network-isolation flags."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(chromium()), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+def browser(_playwright, _chromium):
+    """One headless Chromium for the whole session (the chosen one), with the network-isolation flags."""
+    launched = _playwright.chromium.launch(
+        executable_path=None if _chromium.executable is None else str(_chromium.executable), args=CHROMIUM_ARGS
+    )
+    yield launched
+    launched.close()
 
 
 # Every page loads the search index, and its search worker builds the index of the whole site at each

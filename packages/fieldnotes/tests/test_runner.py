@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.conftest import ROOT
+from fieldnotes import runner
 
 # A main module that is slow to import wherever multiprocessing imports it again, as `__mp_main__`: in
 # the fork server (before any fork) and in each forked child, before the child runs its snippet.
@@ -35,7 +36,7 @@ def run_with_a_slow_start(tmp_path, code: str, timeout: float) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "slow_start", str(tmp_path), "snippets/example.py", str(timeout)],
         cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(Path(runner.__file__).parents[1]), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=300,

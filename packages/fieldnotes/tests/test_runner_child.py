@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -91,13 +92,21 @@ def test_the_child_runs_then_in_the_snippets_namespace(in_process, project):
     assert (code, output) == (0, "__main__\n42 <then>\n")
 
 
-@pytest.mark.parametrize(
-    ("code", "exit_code"),
-    [("raise SystemExit(3)\n", 3), ("raise SystemExit('bye')\n", 1), ("raise SystemExit\n", 0), ("pass\n", 0)],
-)
-def test_the_child_exits_as_python_would(in_process, project, code, exit_code):
-    """Catches exit codes that differ from `python x.py`'s: a number, a message (1), none (0)."""
-    assert child(project, snippet(project, code))[0] == exit_code
+EXITS = ["import sys\nsys.exit('bye')\n", "import sys\nsys.exit(3)\n", "import sys\nsys.exit(None)\n", "pass\n"]
+
+
+@pytest.mark.parametrize("code", EXITS)
+def test_the_child_exits_as_python_would(in_process, project, code):
+    """Catches an exit code or a printed message that differs from a real `python x.py`'s (the oracle):
+    `sys.exit("bye")` prints bye to stderr and exits 1, `sys.exit(3)` exits 3, `sys.exit(None)` 0. The
+    child runs here (a mutation run sees it) and forked (what a build gets)."""
+    name = snippet(project, code)
+    python = subprocess.run(
+        [sys.executable, name], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    exit_code, output, _, _ = child(project, name)
+    assert (exit_code, output) == (python.returncode, python.stdout)
+    assert runner.run_snippet(project, name, 60) == Run(python.stdout, python.returncode)
 
 
 def test_a_raising_snippet_shows_only_its_own_frames(in_process, project):
@@ -192,14 +201,20 @@ def test_a_module_runs_as_python_m_would(module_child, project):
 
 
 @pytest.mark.parametrize(
-    ("code", "exit_code"),
-    [("raise SystemExit(4)\n", 4), ("raise SystemExit('no')\n", 1), ("raise SystemExit\n", 0), ("1 / 0\n", 1)],
+    ("code", "exit_code", "printed"),
+    [
+        ("raise SystemExit(4)\n", 4, ""),
+        ("raise SystemExit('no')\n", 1, "no\n"),
+        ("raise SystemExit\n", 0, ""),
+        ("1 / 0\n", 1, "ZeroDivisionError: division by zero\n"),
+    ],
 )
-def test_a_module_exits_as_python_m_would(module_child, code, exit_code):
-    """Catches a kernel's exit code that differs from `python -m`'s."""
+def test_a_module_exits_as_python_m_would(module_child, capfd, code, exit_code, printed):
+    """Catches a kernel's exit code, or its last words on stderr, that differ from `python -m`'s."""
     run, seen = module_child
     assert run(code, {}) == exit_code
     assert seen["exit handlers"] == 1
+    assert capfd.readouterr().err.endswith(printed)
 
 
 def test_a_run_returns_what_the_snippet_printed_and_its_exit_code(project):

@@ -1,0 +1,86 @@
+"""The small project in tinybuild/ (sphinx-gallery's tinybuild) built under each host of the engine, in
+this environment, which has no torch: each build runs the snippets, shows their outputs, and fails when
+one prints something other than its recorded output or a page claims what none printed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TINYBUILD = Path(__file__).parent / "tinybuild"
+
+# Each host's strict build of the project in the current folder into site/.
+HOSTS = {
+    "mkdocs": [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"],
+    "properdocs": [sys.executable, "-m", "properdocs", "build", "--strict", "--site-dir", "site"],
+}
+
+
+def built(folder: Path, host: str, *, broken: bool) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of tinybuild/ in `folder` built by `host`; `broken`: with a drift (reverse.out changed) and a
+    false claim (`cat` for `the`), which one build reports together."""
+    project = folder / "tinybuild"
+    shutil.copytree(TINYBUILD, project, ignore=shutil.ignore_patterns(".cache", "site"))
+    if broken:
+        (project / "snippets" / "text" / "reverse.out").write_text("fieldnotes checks every output\n")
+        page = project / "docs" / "index.md"
+        page.write_text(page.read_text().replace("`the`{", "`cat`{"))
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(HOSTS[host], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    return project, done
+
+
+@pytest.fixture(scope="module", params=HOSTS)
+def good_build(request, tmp_path_factory):
+    return built(tmp_path_factory.mktemp(request.param), request.param, broken=False)
+
+
+@pytest.fixture(scope="module", params=HOSTS)
+def broken_build(request, tmp_path_factory):
+    return built(tmp_path_factory.mktemp(request.param), request.param, broken=True)
+
+
+def test_the_build_shows_each_snippets_output_with_its_download(good_build):
+    """Catches a host under which the blocks are not run or not shown, the engine needing torch (not
+    installed here), or a snippet's download missing."""
+    project, result = good_build
+    assert result.returncode == 0, result.stderr
+    page = (project / "site" / "index.html").read_text()
+    assert ">the 3\nand 2\n</code>" in page
+    assert ">output every checks fieldnotes\n</code>" in page
+    assert '<a href="snippets/text/count.py" download>snippets/text/count.py</a>' in page
+    assert (project / "site" / "snippets" / "text" / "reverse.py").is_file()
+
+
+def test_a_drift_fails_the_build_naming_the_page_and_the_diff(broken_build):
+    """Catches a host under which a drift is not checked, or is not a warning (the strict build would
+    pass), or a message that loses the page's line, the diff, what printed it or how to re-record."""
+    project, result = broken_build
+    assert result.returncode != 0
+    line = (TINYBUILD / "docs" / "index.md").read_text().splitlines().index('--8<-- "text/reverse.py"') + 1
+    drifted = f"docs/index.md:{line}: snippets/text/reverse.py printed something other than its recorded output"
+    assert f"WARNING -  fieldnotes: {drifted}" in result.stderr
+    assert "-fieldnotes checks every output\n" in result.stderr and "+output every checks fieldnotes" in result.stderr
+    assert "(printed by Python 3." in result.stderr
+    assert "re-record it with: python -m fieldnotes.record snippets/text/reverse.py, and review" in result.stderr
+
+
+def test_a_false_claim_fails_the_build(broken_build):
+    """Catches a host under which claims are not checked, or a false claim that is not a warning (the
+    drift beside it fails the build: both must be among the strict build's warnings)."""
+    _, result = broken_build
+    claim = next((line for line in result.stderr.splitlines() if "the page claims" in line), "")
+    assert claim.startswith("WARNING -  fieldnotes: ")
+    assert "the page claims snippets/text/count.py prints `cat`" in claim
+
+
+def test_this_environment_has_no_torch():
+    """Catches torch in the engine's test environment (a test dependency that pulls it in): the builds
+    above would then no longer show that the engine runs a site without torch."""
+    assert importlib.util.find_spec("torch") is None

@@ -1,0 +1,2 @@
+words = "fieldnotes checks every output".split()
+print(" ".join(reversed(words)))
