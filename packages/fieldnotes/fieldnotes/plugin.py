@@ -9,6 +9,7 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
   (`fieldnotes.torch.graph_fence`), the versions notes, and the API index page (`api_index`,
   `fieldnotes.torch.api_page`);
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
+- an "Open in Colab" badge for each page's notebook (`colab`, `fieldnotes.features.colab`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
   through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
 - the link check of the written site (`links`, `fieldnotes.checks.links`);
@@ -54,6 +55,7 @@ from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, project_examples
+from fieldnotes.features.colab import Colab, repository
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
@@ -94,6 +96,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.versions: VersionsPage | None = None
         self.blocks: PageBlocks | None = None
         self.downloads: Downloads | None = None
+        self.colab: Colab | None = None
         self.api_page: ApiIndexPage | None = None
         self.links: LinkCheck | None = None
         self.notebooks: NotebookPages | None = None
@@ -125,6 +128,10 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled, notes=notes)
         diagrams = Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute) if torch else None
         self.downloads = Downloads(build, diagrams)
+        colab = self.config.colab
+        self.colab = None
+        if colab.enabled:
+            self.colab = Colab(repository(colab.repository), colab.branch, colab.versions_page, build.printed_by)
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         self.notebooks = self.notebook_runs = None
@@ -179,6 +186,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if self.api_page is not None:
             self.api_page.on_files(files, config)
         self.downloads.on_files(files, config, examples)
+        if self.colab is not None:
+            self.colab.notebooks = {**self.downloads.notebooks, **(self.notebooks.ipynb if self.notebooks else {})}
+            self.colab.on_files(files, config)
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
@@ -202,6 +212,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.links.on_page_content(page, config)
         if self.notebooks is not None:
             html = self.notebooks.on_page_content(html, page)
+        if self.colab is not None:
+            html = self.colab.on_page_content(html, page, files)
         if self.config.html.code_spans:
             html = slim_code_spans(html)  # every page's code, the notebook's cells too
         if self.api_page is not None:
