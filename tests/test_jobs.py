@@ -78,7 +78,7 @@ def test_examples_are_asked_for_in_the_order_the_pages_show_them():
     shown under two limits is asked for under each, once."""
     from fieldnotes import blocks
     from fieldnotes.examples import Example
-    from fieldnotes.features.page_blocks import run_order
+    from fieldnotes.runs import run_order
 
     def page(*snippets: str) -> blocks.Page:
         return blocks.parse("".join(f'```python exec="on"\n--8<-- "{s}"\n```\n\n' for s in snippets))

@@ -1,18 +1,18 @@
-"""A page's executed blocks and diagram fences, parsed once per build (`parse`, at the plugin's
-`on_files`) and read from the `Build` by every consumer: the runs, the fence, the downloads, the page
-notebooks, the API index and the versions page. `record` and the shards, outside a build, parse each
-page once too.
+"""What an executed block is, read two ways.
+
+`describe()` is the one that decides, in the fence's formatter (`fieldnotes.extension`): from the fence's
+options and the source text superfences hands it, with the includes pymdownx.snippets expanded on the
+page, it says which snippet file the block runs, under which time limit, titled how. `parse()` reads a
+page's source once per build (`Build.pages`, at the plugin's `on_files`), for what must be known before a
+page renders: which runs to start ahead of time, the downloads, the page notebooks, the API index and the
+versions page. `record` and the shards, outside a build, parse each page once too.
 
 An executed block is a ```python fence whose options make markdown-exec execute it (exec="on", or any
-value it takes for true) and which holds one include, `--8<-- "leaves/seed.py"`. Its options are read
-with pymdownx.superfences' own grammar (`RE_OPTIONS`: double quotes, single quotes, or a bare key),
-the one grammar that renders the fence. Beside markdown-exec's own, one option is the plugin's:
-`timeout="SECONDS"`, which outranks the plugin's `timeout`. The block's title is its include's path
-(`snippets/leaves/seed.py`) unless the fence gives one: `tag()` writes it into the fence.
-
-`tag()` also adds a hidden option to each block's fence, `fieldnotes_block="N"`, the block's number on
-the page, which the fence's formatter reads back (`BLOCK_OPTION`), so it knows the block's snippet, page
-line and options without looking at the code it is given.
+value it takes for true), at any indentation (in an admonition, a content tab, a list), and which holds
+one include, `--8<-- "leaves/seed.py"`. Its options are read with pymdownx.superfences' own grammar
+(`RE_OPTIONS`: double quotes, single quotes, or a bare key), the one grammar that renders the fence.
+Beside markdown-exec's own, one option is the plugin's: `timeout="SECONDS"`, which outranks the plugin's
+`timeout`. The block's title is its include's path (`snippets/leaves/seed.py`) unless the fence gives one.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from pymdownx.superfences import RE_OPTIONS
 from fieldnotes.examples import SNIPPETS_DIR
 
 _FENCE = re.compile(
-    r'^```python(?P<options>[ \t][^\n]*)\n--8<-- (?P<quote>["\'])(?P<snippet>[^"\'\n]+)(?P=quote)\n```[ \t]*$',
+    r"^(?P<indent>[ \t]*)```python(?P<options>[ \t][^\n]*)\n"
+    r'(?P=indent)--8<-- (?P<quote>["\'])(?P<snippet>[^"\'\n]+)(?P=quote)\n(?P=indent)```[ \t]*$',
     re.MULTILINE,
 )
 _OFF = {"", "no", "off", "false", "0"}  # markdown-exec executes a block whose exec= is anything else
-BLOCK_OPTION = "fieldnotes_block"
-OWN_OPTIONS = ("timeout", BLOCK_OPTION)
+OWN_OPTIONS = ("timeout",)
 """Fence options the plugin reads and markdown-exec does not know."""
 
 DIAGRAM_FENCE = re.compile(
@@ -54,11 +54,11 @@ class Block:
     snippet: str
     """The included file, relative to the project root: "snippets/leaves/seed.py"."""
     options: dict[str, str]
-    start: int
-    end: int
-    """Where the fence starts and ends in the page's Markdown."""
     line: int
-    """The line of its include, `--8<-- "..."`, in the page's source (1 for its first line)."""
+    """The line of its include, `--8<-- "..."`, in the page's source (1 for its first line; 0: unknown)."""
+    start: int = 0
+    end: int = 0
+    """Where the fence starts and ends in the page's Markdown (`parse` only)."""
 
     @property
     def timeout(self) -> float | None:
@@ -86,28 +86,50 @@ class Page:
         return [block.snippet for block in self.blocks]
 
 
+def executes(options: dict[str, str]) -> bool:
+    """Whether markdown-exec would execute a fence with these options."""
+    return options.get("exec", "").lower() not in _OFF
+
+
 def parse(markdown: str) -> Page:
     """The page's executed blocks and diagram fences, in page order."""
     found = []
     for match in _FENCE.finditer(markdown):
         options = options_of(match["options"])
-        if options.get("exec", "").lower() not in _OFF:
+        if executes(options):
             line = markdown.count("\n", 0, match.start()) + 2
-            found.append(Block(f"{SNIPPETS_DIR}/{match['snippet']}", options, match.start(), match.end(), line))
+            snippet = f"{SNIPPETS_DIR}/{match['snippet']}"
+            found.append(Block(snippet, options, line, match.start(), match.end()))
     diagrams = [diagram_body(fence) for fence in DIAGRAM_FENCE.finditer(markdown)]
     return Page(markdown, found, diagrams)
 
 
-def tag(markdown: str, page: Page) -> str:
-    """The page's Markdown (as MkDocs hands it to plugins: `page.markdown` without its front matter)
-    with each executed block's fence carrying its number (`fieldnotes_block="N"`, from 0) and its
-    title, its include's path unless it has one."""
-    offset = len(page.markdown) - len(markdown)
-    parts, position = [], 0
-    for number, block in enumerate(page.blocks):
-        fence_line_end = markdown.index("\n", block.start - offset)
-        title = "" if "title" in block.options else f' title="{block.snippet}"'
-        parts += [markdown[position:fence_line_end], f' {BLOCK_OPTION}="{number}"{title}']
-        position = fence_line_end
-    parts.append(markdown[position:])
-    return "".join(parts)
+@dataclass
+class Include:
+    """One `--8<-- "path"` of a page, as pymdownx.snippets expanded it."""
+
+    file: str
+    """The included file, relative to the project root: "snippets/leaves/seed.py"."""
+    section: str | None
+    """`--8<-- "file.py:name"`'s section name; None for the whole file."""
+    text: str
+    """What it expanded to, without the include's indentation."""
+    line: int
+    """Its line in the page's source (0: unknown)."""
+    taken: bool = False
+    """Whether a block was already described by it: each include is one block's at most."""
+
+
+def _same_code(a: str, b: str) -> bool:
+    return a.strip("\n").expandtabs(4) == b.strip("\n").expandtabs(4)
+
+
+def describe(source: str, options: dict[str, str], includes: list[Include]) -> Block | None:
+    """The block a fence with these options and this source is: the page's first include not yet taken
+    that expanded to exactly this source, a whole file (two files with the same code are told apart by
+    their order on the page). None when no include made it (code written in the fence)."""
+    for include in includes:
+        if not include.taken and include.section is None and _same_code(include.text, source):
+            include.taken = True
+            return Block(include.file, options, include.line)
+    return None

@@ -1,17 +1,21 @@
 """What one build knows: made by the plugin in `on_config`, dropped with the build. Nothing of a build is
-kept in a module: a second build in the same process (a test, `mkdocs serve`) starts from its own."""
+kept in a module: a second build in the same process (a test, `mkdocs serve`) starts from its own. A host
+that has no build (Zensical, `markdown.markdown`) gets one per project and process (`standalone`)."""
 
 from __future__ import annotations
 
 import platform
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
-from fieldnotes.config import FieldNotesConfig
+from fieldnotes.config import FieldNotesConfig, docs_dir, project_config
 from fieldnotes.examples import torch_version
+from fieldnotes.jobs import Scheduler, preload
+from fieldnotes.runs import Runs
 
 
 @dataclass
@@ -33,6 +37,18 @@ class Build:
     pages: dict[str, Page] = field(default_factory=dict)
     """Every page's source, parsed once at on_files (`fieldnotes.blocks.parse`), by its src_uri, in the
     order MkDocs renders them: what every feature reads of a page's blocks and diagrams."""
+    docs_dir: str = "docs"
+    scheduler: Scheduler | None = None
+    runs: Runs | None = None
+    """The examples' runs, started ahead of time by the plugin or when a block asks (`fieldnotes.runs`)."""
+    warn: bool = False
+    """How the fence reports a problem: as a warning (a strict MkDocs build fails on it), or raised."""
+    block_ids: bool = False
+    """Whether each block's title gets the id the API index links to."""
+    block_notes: list[Callable] = field(default_factory=list)
+    """What follows a block's output, each given its snippet and the page (what another torch prints)."""
+    page_ids: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    """The ids each page's titles got (anchor, which time on the page), by the page's path."""
 
     @classmethod
     def of(cls, config_file: str, config: FieldNotesConfig, dirty: bool = False) -> Build:
@@ -41,4 +57,18 @@ class Build:
         printed_by = f"torch {torch_version()}" if config.torch else f"Python {platform.python_version()}"
         settings = Path(config_file).read_text(encoding="utf-8")
         started = store.now() if config.cache else time.time()
-        return cls(root, config, store, dirty, settings, started, printed_by)
+        build = cls(root, config, store, dirty, settings, started, printed_by, docs_dir=docs_dir(root))
+        build.scheduler = Scheduler(root, preload=preload(root, config.torch))
+        build.runs = Runs(store, build.scheduler, printed_by, config.record_command)
+        return build
+
+    @classmethod
+    def standalone(cls, root: Path) -> Build:
+        """The build of the project in `root` (its mkdocs.yml's options) for a host that makes none: one
+        per project and process, as the host's process is the build's. Its problems are raised."""
+        if root not in _STANDALONE:
+            _STANDALONE[root] = cls.of(str(root / "mkdocs.yml"), project_config(root))
+        return _STANDALONE[root]
+
+
+_STANDALONE: dict[Path, Build] = {}

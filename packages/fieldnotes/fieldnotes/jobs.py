@@ -66,16 +66,18 @@ class Scheduler:
         done: Callable[[runner.Run], None] | None = None,
         priority: float | None = None,
         same: object = None,
+        before: str | None = None,
     ) -> Future:
         """A future of the run (`runner.Run`; or it raises `runner.SnippetTimeout`). `done(run)`, if given,
         is called with the run in the worker, before the future resolves. `same`, if given, names what the
-        run depends on (the store's key of the snippet and its helpers, `then`): a run asked again with
-        it is the one asked first."""
+        run depends on (the store's key of the snippet and its helpers, `then`, `before`): a run asked
+        again with it is the one asked first. `before` and `then` are code run around the snippet
+        (`runner.run_snippet`)."""
         if same is not None and same in self._runs:
             return self._runs[same]
 
         def run() -> runner.Run:
-            result = runner.run_snippet(self.root, snippet, timeout, then=then)
+            result = runner.run_snippet(self.root, snippet, timeout, then=then, before=before)
             if done is not None:
                 done(result)
             return result

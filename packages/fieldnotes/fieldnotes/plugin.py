@@ -59,7 +59,7 @@ from fieldnotes.features.colab import Colab, repository
 from fieldnotes.features.downloads import Downloads
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
-from fieldnotes.jobs import Scheduler, preload
+from fieldnotes.jobs import Scheduler
 from fieldnotes.render.code_spans import slim_code_spans
 from fieldnotes.render.indentation import strip_indentation
 from fieldnotes.render.output_lines import mark_output_lines
@@ -116,7 +116,7 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if not self.config.execute:
             log.info("execute: false, so no example is run: pages show the recorded outputs, unchecked.")
         build = self.build = Build.of(config.config_file_path, self.config, self.dirty)
-        self.scheduler = Scheduler(build.root, preload=preload(build.root, torch))
+        self.scheduler = build.scheduler
         self.versions = self.api_page = None
         if torch:
             from fieldnotes.torch.api_page import ApiIndexPage
@@ -124,8 +124,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
             self.versions = VersionsPage(build)
             self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
-        notes = self.versions.note if self.versions is not None else None
-        self.blocks = PageBlocks(build, self.scheduler, block_ids=self.config.api_index.enabled, notes=notes)
+        build.block_notes = [self.versions.note] if self.versions is not None else []
+        build.block_ids = self.config.api_index.enabled
+        self.blocks = PageBlocks(build)
         diagrams = Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute) if torch else None
         self.downloads = Downloads(build, diagrams)
         colab = self.config.colab
@@ -149,13 +150,17 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         config.extra["built_with"] = f"{build.printed_by} and {python}" if self.config.torch else python
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f["name"] not in ("py", "python")]
-        fences.append(self.blocks.fence())
+        self.blocks.on_config(config)
         if torch:
             from fieldnotes.torch import graph_fence
 
             page = lambda: build.page_path  # noqa: E731
             timeout, execute = self.config.timeout, self.config.execute
-            fences.append(graph_fence.make_fence(build.store, self.scheduler, timeout, page, execute))
+            fences.append(
+                graph_fence.make_fence(
+                    build.store, self.scheduler, timeout, page, execute, record_command=self.config.record_command
+                )
+            )
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
@@ -198,7 +203,6 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         self.build.page_path = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-        markdown = self.blocks.on_page_markdown(markdown, page)
         markdown = self.downloads.on_page_markdown(markdown, page)
         if self.versions is not None:
             markdown = self.versions.on_page_markdown(markdown, page, files)

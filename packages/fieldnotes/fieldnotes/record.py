@@ -63,10 +63,31 @@ def main(root: Path, only: list[str]) -> int:
         print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
     if uses_torch:
         write_manifest(root, recorded_with, {e.recorded_path for e in all_examples})
+        failed = record_steps(root, only) or failed
     orphans = set((root / SNIPPETS_DIR).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     return 1 if orphans or failed else 0
+
+
+def record_steps(root: Path, only: list[str]) -> bool:
+    """Record the backward pass of every snippet a diagram draws (fieldnotes.torch.steps); True if one failed."""
+    from fieldnotes.torch import steps
+
+    failed = False
+    snippets = [s for s in steps.diagram_snippets(root) if not only or any(s.startswith(o) for o in only)]
+    for snippet, recorded in steps.run_steps(root, snippets).items():
+        path = steps.recorded_path(snippet)
+        if isinstance(recorded, runner.SnippetTimeout | runner.Run):
+            print(f"failed    {path}: its run with the backward pass recorded failed; left as it was", file=sys.stderr)
+            failed = True
+        elif recorded is None:
+            if (root / path).exists():
+                (root / path).unlink()
+                print(f"deleted   {path}: {snippet} runs no backward pass")
+        else:
+            print(f"{'updated  ' if steps.record(root, snippet, recorded) else 'unchanged'} {path}")
+    return failed
 
 
 def read_manifest(root: Path) -> dict[str, str]:

@@ -73,18 +73,22 @@ def start_server(preload: tuple[str, ...] = ("torch",)) -> None:
     forkserver.ensure_running()
 
 
-def run_snippet(root: Path, snippet: str, timeout: float, then: str | None = None) -> Run:
+def run_snippet(
+    root: Path, snippet: str, timeout: float, then: str | None = None, before: str | None = None
+) -> Run:
     """Run `root/snippet` (a path relative to root, e.g. "snippets/leaves/seed.py") in isolation.
 
     `then`, if given, is Python code run afterwards in the snippet's namespace, in the same process
     (to inspect the tensors the snippet made, e.g. to draw their graph); its prints are captured too.
+    `before`, if given, is Python code run in the same process just before the snippet, in a namespace
+    of its own (to install what records the snippet's backward pass).
     The time limit counts from the moment the child starts running the snippet: not the wait for the
     fork server (its first import of torch), nor the child's own start (under `python -m`, multiprocessing
     imports the main module again in each child).
     """
     with tempfile.NamedTemporaryFile(prefix="snippet-output-") as capture:
         started, starting = _server.Pipe(duplex=False)
-        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then, starting))
+        process = _server.Process(target=_child, args=(str(root), snippet, capture.name, then, starting, before))
         with _reaping:
             process.start()
         starting.close()
@@ -114,7 +118,7 @@ def _read(path: str) -> str:
     return Path(path).read_bytes().decode(errors="replace")
 
 
-def _child(root: str, snippet: str, capture_path: str, then: str | None, starting) -> None:
+def _child(root: str, snippet: str, capture_path: str, then: str | None, starting, before: str | None = None) -> None:
     os.chdir(root)
     capture_fd = os.open(capture_path, os.O_WRONLY | os.O_APPEND)
     for fd in (1, 2):
@@ -127,6 +131,8 @@ def _child(root: str, snippet: str, capture_path: str, then: str | None, startin
     starting.send_bytes(b"")  # the time limit starts now
     starting.close()
     try:
+        if before:
+            exec(compile(before, "<before>", "exec"), {})
         namespace = runpy.run_path(snippet, run_name="__main__")
         if then:
             exec(compile(then, "<then>", "exec"), namespace)

@@ -78,7 +78,7 @@ class Diagrams:
             return None
         try:
             spec = graph_fence.parse(body, self.store.root)
-            return graph_fence.cached_draw(self.store, self.scheduler, spec, self.timeout)
+            return graph_fence.cached_draw(self.store, self.scheduler, spec, self.timeout)["svg"]
         except graph_fence.FenceError:  # the page's own fence reports it, and fails the build
             return None
 

@@ -12,7 +12,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
 
 from fieldnotes.build_state import Build
-from fieldnotes.features.page_blocks import anchor
+from fieldnotes.extension import anchor
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch.api_index import Index, PageExample, page_examples, reused_index
 

@@ -39,9 +39,10 @@ from mkdocs.plugins import get_plugin_logger
 from fieldnotes import cache, jobs, runner
 from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
-from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.examples import RECORD_COMMAND, SNIPPETS_DIR
 from fieldnotes.jobs import Scheduler
-from fieldnotes.torch import graph
+from fieldnotes.torch import graph, steps
+from fieldnotes.torch.graph import protocol
 
 log = get_plugin_logger("fieldnotes")
 
@@ -124,14 +125,17 @@ def then_code(spec: Spec) -> str:
 
 
 def submit(store: Store, scheduler: Scheduler, spec: Spec, timeout: float, priority: float | None = None):
-    """The future of the diagram's run: one per build for the same snippet, helpers and tensors."""
+    """The future of the diagram's run, which records the snippet's backward pass too: one per build for
+    the same snippet, helpers and tensors."""
     then = then_code(spec)
-    same = ("graph", store.run_key(spec.snippet), then, timeout)
-    return scheduler.submit(spec.snippet, timeout, then=then, priority=priority, same=same)
+    same = ("graph", store.run_key(spec.snippet), steps.BEFORE, then, timeout)
+    return scheduler.submit(spec.snippet, timeout, then=then, priority=priority, same=same, before=steps.BEFORE)
 
 
-def draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> str:
-    """Run the snippet and return the SVG it drew; a FenceError says why there is none."""
+def draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> dict:
+    """Run the snippet: the SVG it drew, the steps of its backward pass (or None) and which box stands for
+    each step's key. A FenceError says why there is none. (The snippet's own output is its example
+    block's to check: the diagram draws what the current code builds, drifted or not.)"""
     try:
         run = submit(store, scheduler, spec, timeout).result()
     except runner.SnippetTimeout as timeout_error:
@@ -145,11 +149,17 @@ def draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> str:
         )
     if drawn is None:
         raise FenceError(f"drawing the graph printed no diagram. The run printed:\n{run.output}")
-    return graph.render_svg(drawn, id_prefix=spec.id_prefix, title=spec.title)
+    svg = graph.render_svg(drawn, id_prefix=spec.id_prefix, title=spec.title)
+    return {"svg": svg, "steps": protocol.extract_steps(run.output), "where": where(drawn)}
+
+
+def where(drawn: graph.Graph) -> dict[str, str]:
+    """The key of each recorded step's node or tensor (`graph.replay`) -> the id of the box that stands for it."""
+    return {key: node.id for node in drawn.nodes for key in node.keys}
 
 
 def drawing_code() -> list[Path]:
-    """The code that draws a diagram: every module of the graph package, and this one."""
+    """The code that draws a diagram and records its steps: every module of the graph package, and this one."""
     return [*sorted(Path(graph.__file__).parent.glob("*.py")), Path(__file__)]
 
 
@@ -158,14 +168,15 @@ def cache_key(store: Store, spec: Spec) -> str:
     return store.key(f"graph {drawing}", store.run_key(spec.snippet).encode(), repr(spec).encode())
 
 
-def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> str:
+def cached_draw(store: Store, scheduler: Scheduler, spec: Spec, timeout: float) -> dict:
+    """`draw`'s answer, from the store when it has it."""
     key = cache_key(store, spec)
     stored = store.load(key)
     if stored is not None:
-        return stored["svg"]
-    svg = draw(store, scheduler, spec, timeout)
-    store.save(key, {"snippet": spec.snippet, "svg": svg})
-    return svg
+        return stored
+    drawn = draw(store, scheduler, spec, timeout)
+    store.save(key, {"snippet": spec.snippet, **drawn})
+    return drawn
 
 
 def start(store: Store, scheduler: Scheduler, timeout: float, pages: Iterable[Page]) -> None:
@@ -183,18 +194,29 @@ def start(store: Store, scheduler: Scheduler, timeout: float, pages: Iterable[Pa
                 submit(store, scheduler, spec, timeout, priority=jobs.FIRST)
 
 
-def render(spec: Spec, svg: str) -> str:
+def render(spec: Spec, svg: str, steps_html: str = "") -> str:
+    """The figure: the diagram, its caption, and the steps of the backward pass under it, if any."""
     caption = ""
     if spec.caption:
         text = re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(spec.caption))
         caption = f"\n<figcaption>{text}</figcaption>"
-    return f'<figure class="{FENCE_NAME}">\n{svg}{caption}\n</figure>'
+    if steps_html:
+        steps_html = f"\n{steps_html}"
+    return f'<figure class="{FENCE_NAME}">\n{svg}{caption}{steps_html}\n</figure>'
 
 
 def error_block(message: str) -> str:
     return (
         f'<div class="admonition failure {FENCE_NAME}-error">'
         '<p class="admonition-title">This autograd graph could not be drawn</p>'
+        f"<pre><code>{escape(message)}</code></pre></div>"
+    )
+
+
+def steps_error_block(message: str) -> str:
+    return (
+        f'<div class="admonition failure {FENCE_NAME}-error">'
+        '<p class="admonition-title">This backward pass ran differently from its recorded steps</p>'
         f"<pre><code>{escape(message)}</code></pre></div>"
     )
 
@@ -209,14 +231,22 @@ def not_drawn_block() -> str:
 
 
 def make_fence(
-    store: Store, scheduler: Scheduler, timeout: float, page: Callable[[], str] | None = None, execute: bool = True
+    store: Store,
+    scheduler: Scheduler,
+    timeout: float,
+    page: Callable[[], str] | None = None,
+    execute: bool = True,
+    *,
+    record_command: str = RECORD_COMMAND,
 ) -> dict:
     """The pymdownx.superfences custom_fences entry for ```autograd-graph.
 
     `page`, if given, returns the path of the page being rendered, for the warnings. With
     `execute=False` (the plugin's option: run nothing) the fence runs nothing either and shows a
     note. A diagram drawn by an earlier build is reused while nothing it depends on has changed and
-    the store reuses anything (the plugin's `cache` option).
+    the store reuses anything (the plugin's `cache` option). The recorded backward pass is compared with
+    the snippet's recorded steps (`fieldnotes.torch.steps`) at every build, reused or not: where they
+    differ, the page shows the diff under the diagram, and the warning fails the strict build.
     """
 
     def format_fence(source, language, css_class, options, md, **kwargs) -> str:
@@ -227,10 +257,14 @@ def make_fence(
             snippet = spec.snippet
             if not execute:
                 return not_drawn_block()
-            svg = cached_draw(store, scheduler, spec, timeout)
+            drawn = cached_draw(store, scheduler, spec, timeout)
         except FenceError as problem:
             log.warning(f"{where}: the autograd-graph of {snippet} could not be drawn: {problem}")
             return error_block(str(problem))
-        return render(spec, svg)
+        problem = steps.drift(store.root, snippet, drawn["steps"], record_command)
+        if problem is not None:
+            log.warning(f"{where}: {problem}")
+            return render(spec, drawn["svg"]) + "\n" + steps_error_block(problem)
+        return render(spec, drawn["svg"], steps.render(drawn["steps"], drawn["where"]) if drawn["steps"] else "")
 
     return {"name": FENCE_NAME, "class": FENCE_NAME, "format": format_fence}

@@ -49,8 +49,11 @@ def build(
     *,
     max_nodes: int = DEFAULT_MAX_NODES,
     collapse: str = "auto",
+    keys: Mapping[int, str] | None = None,
 ) -> Graph:
-    """The autograd graph reachable from the named tensors (a module's name: all its parameters)."""
+    """The autograd graph reachable from the named tensors (a module's name: all its parameters).
+    `keys` (id() of a tensor or node -> a key of the recorded steps) marks each box with the keys of
+    what it stands for."""
     if collapse not in COLLAPSE_MODES:
         raise GraphError(f"collapse must be one of {', '.join(COLLAPSE_MODES)}, not {collapse!r}")
     names = tuple(names)
@@ -59,7 +62,7 @@ def build(
     protos, edges = _walk(_resolve(namespace, names))
     modes = ("none", "chains", "modules", "chains+modules") if collapse == "auto" else (collapse,)
     for mode in modes:
-        graph = _finish(protos, edges, names, mode)
+        graph = _finish(protos, edges, names, mode, keys or {})
         if len(graph.nodes) <= max_nodes:
             break
     return graph
@@ -164,7 +167,9 @@ def _walk(named: list[tuple[str, torch.Tensor, tuple]]) -> tuple[list[_Proto], l
     return protos, list(edges.values())
 
 
-def _finish(protos: list[_Proto], edges: list[list], names: tuple[str, ...], mode: str) -> Graph:
+def _finish(
+    protos: list[_Proto], edges: list[list], names: tuple[str, ...], mode: str, keys: Mapping[int, str]
+) -> Graph:
     protos = [replace(p) for p in protos]  # folding marks them; build() may try several modes
     members: dict[int, list[int]] = {i: [i] for i in range(len(protos))}  # shown node -> protos in it
     target_of = list(range(len(protos)))  # proto -> the shown node that stands for it
@@ -176,7 +181,13 @@ def _finish(protos: list[_Proto], edges: list[list], names: tuple[str, ...], mod
 
     shown = sorted(members)
     ids = {p: f"n{k}" for k, p in enumerate(shown)}
-    nodes = tuple(_make_node(ids[p], [protos[m] for m in members[p]], protos[p]) for p in shown)
+    nodes = tuple(
+        replace(
+            _make_node(ids[p], [protos[m] for m in members[p]], protos[p]),
+            keys=tuple(keys[id(protos[m].ref)] for m in members[p] if id(protos[m].ref) in keys),
+        )
+        for p in shown
+    )
     merged: dict[tuple[str, str, str], int] = {}
     for source, target, kind, count in edges:
         s, t = ids[target_of[source]], ids[target_of[target]]

@@ -42,6 +42,8 @@ class Node:
     """Group: its parameters' names; chain: the class names of the nodes it stands for."""
     folded: int = 0
     """Group or chain: how many nodes of the full graph it replaces."""
+    keys: tuple[str, ...] = ()
+    """The keys of the recorded backward pass's steps (`backward`) of the objects it stands for."""
     ref: object = field(default=None, compare=False, repr=False)
     """The tensor or autograd node itself (tests compare against it); never rendered."""
 
