@@ -42,6 +42,12 @@ class NotebookPagesConfig(Config):
     Nothing happens without mkdocs-jupyter among the plugins."""
 
 
+class SearchMessagesConfig(Config):
+    enabled = config_options.Type(bool, default=True)
+    """A search entry for each error or warning an example prints that no heading names, linking the
+    example (`fieldnotes.features.message_search`); with mkdocs-material's search plugin."""
+
+
 class ColabConfig(Config):
     enabled = config_options.Type(bool, default=True)
     """An "Open in Colab" badge under the heading of each page that offers a notebook
@@ -90,6 +96,7 @@ class FieldNotesConfig(Config):
     notebook_pages = config_options.SubConfig(NotebookPagesConfig)
     links = config_options.SubConfig(LinksConfig)
     colab = config_options.SubConfig(ColabConfig)
+    search_messages = config_options.SubConfig(SearchMessagesConfig)
     html = config_options.SubConfig(HtmlConfig)
 
 
