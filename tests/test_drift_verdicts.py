@@ -198,6 +198,7 @@ def test_the_report_holds_every_verdict_and_the_exercise(tmp_path):
         "python": "3.11.7",
         "pinned_torch": "2.13.0",
         "drifted": 5,
+        "steps": {},  # no diagram's steps collected (tests/test_steps.py collects some)
     }
     assert report["examples"]["snippets/slow.py"] == {
         "content_key": "k",

@@ -155,3 +155,19 @@ def test_recording_again_rewrites_the_steps_with_the_new_values(stepped):
     after = (root / "snippets/changed.steps.json").read_text()
     assert "passes tensor(3.) to a's AccumulateGrad" in before
     assert "passes tensor(4.) to a's AccumulateGrad" in after and "tensor(3.)" not in after
+
+
+def test_the_drift_report_compares_each_backward_pass_with_its_recorded_steps(tmp_path):
+    """Catches the drift report leaving the steps out: another torch that passes another value shows as
+    a behaviour drift of the steps file, with its diff."""
+    from fieldnotes.torch.drift.classify import compare
+
+    (tmp_path / "snippets").mkdir()
+    steps.record(tmp_path, "snippets/x.py", [{"text": "a's AccumulateGrad writes a.grad = tensor(3.)"}])
+    other = steps.dumps([{"text": "a's AccumulateGrad writes a.grad = tensor(4.)"}])
+    collected = {"torch": "2.99.0+cpu", "examples": {}, "steps": {"snippets/x.py": other}}
+    (drift,) = compare(tmp_path, collected, None)
+    assert (drift.name, drift.verdict, drift.changes) == ("snippets/x.steps.json", "behaviour", ["a number"])
+    assert '+{"text": "a\'s AccumulateGrad writes a.grad = tensor(4.)"}' in drift.diff
+    collected["steps"]["snippets/x.py"] = steps.recorded(tmp_path, "snippets/x.py")
+    assert compare(tmp_path, collected, None)[0].verdict == "same"

@@ -105,8 +105,16 @@ def behaviour_changes(reference: str, output: str, raised: bool, reference_raise
     return changes
 
 
+def recorded_steps_path(snippet: str) -> str:
+    from fieldnotes.torch.steps import recorded_path
+
+    return recorded_path(snippet)
+
+
 def compare(root: Path, collected: dict, exercise_reference: dict | None) -> list[Drift]:
-    """Each example's run (and the exercise's) against its reference, in the order collected."""
+    """Each example's run (and the exercise's) against its reference, in the order collected; and the
+    backward pass of each diagram's snippet (`collected["steps"]`: the steps as their file holds them)
+    against its recorded steps."""
     drifts = []
     for snippet, run in collected["examples"].items():
         recorded_path = root / Example(root, snippet).recorded_path
@@ -124,6 +132,11 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
         drifts.append(
             classify(snippet, recorded, run["output"], raised=raised, reference_raised=reference_raised, labels=labels)
         )
+    for snippet, steps in collected.get("steps", {}).items():
+        path = root / recorded_steps_path(snippet)
+        recorded = path.read_text(encoding="utf-8") if path.exists() else ""
+        labels = (f"{recorded_steps_path(snippet)} (recorded)", f"{snippet}'s backward pass (torch {collected['torch']})")
+        drifts.append(classify(recorded_steps_path(snippet), recorded, steps, raised=False, reference_raised=False, labels=labels))
     exercise = collected.get("exercise")
     if exercise is not None and exercise_reference is not None:
         drifts.append(
@@ -162,6 +175,11 @@ def report_json(collected: dict, drifts: list[Drift], exercise_reference: dict |
         "pinned_torch": collected["pinned_torch"],
         "drifted": sum(d.verdict != "same" for d in drifts),
         "examples": examples,
+        "steps": {
+            name: {"verdict": d.verdict, "changes": d.changes, "diff": d.diff}
+            for name, d in verdicts.items()
+            if name.endswith(".steps.json")
+        },
     }
     if EXERCISE in verdicts:
         d = verdicts[EXERCISE]

@@ -6,7 +6,8 @@ snippets/rules/rules.py, is one) and the exercise under it, and compares each ou
 reference. It writes nothing into snippets/ or docs/: it prints a report, writes it as JSON
 (`--json`, by default beside the environment), and exits 1 when anything drifts.
 
-References: an example's is its recorded output (snippets/**/*.out). The exercise has no recorded
+References: an example's is its recorded output (snippets/**/*.out); the backward pass of a snippet a
+diagram draws, its recorded steps (snippets/**/*.steps.json, fieldnotes.torch.steps). The exercise has no recorded
 output (mkdocs-jupyter executes it at build time), so its reference is what it prints as a script,
 `python docs/exercise/vanishing_gradients.py`, under the pinned torch in the current environment, run
 in the same report.
@@ -63,6 +64,13 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
         "python": platform.python_version(),
         "pinned_torch": str(pinned_torch(root)),
         "examples": runs,
+    }
+    from fieldnotes.torch import steps
+
+    diagrams = [s for s in steps.diagram_snippets(root) if not only or any(s.startswith(o) for o in only)]
+    collected["steps"] = {
+        snippet: steps.dumps(done) if isinstance(done, list) else f"no steps recorded: {done}"
+        for snippet, done in steps.run_steps(root, diagrams).items()
     }
     if exercise and (root / EXERCISE).exists():
         collected["exercise"] = run_exercise(root)

@@ -87,11 +87,14 @@ def steps(namespace: Mapping[str, object]) -> list[dict]:
     pending: dict | None = None  # an AccumulateGrad's step, finished by the .grad it writes
     running: dict[int, dict] = {}  # id() of a node -> its step, which the gradients it passes finish
 
+    def grad_of(t) -> str:
+        return f"{names[id(t)]}.grad" if id(t) in names else f"the .grad of {tensor_name(t)}"
+
     def write(leaf, value) -> None:
         nonlocal pending
         if pending is not None and pending["edges"][0][1] == _key(leaf, "t"):
             verb = "writes" if pending["before"] is None else "adds it to the .grad it had:"
-            pending["text"] += f" and {verb} {tensor_name(leaf)}.grad = {value['text'] if value else 'None'}"
+            pending["text"] += f" and {verb} {grad_of(leaf)} = {value['text'] if value else 'None'}"
             pending["grad"] = value
             pending = None
     for event in backward.events:
@@ -152,7 +155,7 @@ def steps(namespace: Mapping[str, object]) -> list[dict]:
                 running[id(fn)] = step
                 step["kept"] = [{"tensor": _key(t, "t"), **v} for t, v in kept]
                 step["keeping"] = "".join(
-                    f"; {tensor_name(t)} keeps {tensor_name(t)}.grad = {v['text']} (retain_grad)" for t, v in kept
+                    f"; {tensor_name(t)} keeps {grad_of(t)} = {v['text']} (retain_grad)" for t, v in kept
                 )
             result.append(step)
         elif kind == "passed":
@@ -181,7 +184,7 @@ def steps(namespace: Mapping[str, object]) -> list[dict]:
             _, leaf, hook, before, value = event
             write(leaf, before)
             result.append({
-                "text": f"{hook_text(leaf, hook, 'post-accumulate hook')} runs; then {tensor_name(leaf)}.grad = "
+                "text": f"{hook_text(leaf, hook, 'post-accumulate hook')} runs; then {grad_of(leaf)} = "
                 f"{value['text'] if value else 'None'}",
                 "kind": "post-accumulate hook",
                 "node": _key(leaf, "t"),
