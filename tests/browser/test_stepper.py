@@ -22,7 +22,7 @@ def stepper_pages(built_site) -> dict[str, list[str]]:
     pages = {}
     for html in sorted(built_site.rglob("index.html")):
         text = html.read_text(encoding="utf-8")
-        figures = [part for part in text.split('<figure class="autograd-graph">')[1:] if STEPS_LIST in part.split("</figure>")[0]]
+        figures = [part for part in text.split('<figure class="autograd-graph" data-search-exclude>')[1:] if STEPS_LIST in part.split("</figure>")[0]]
         if figures:
             path = "/" + html.parent.relative_to(built_site).as_posix() + "/"
             pages[path.replace("//", "/")] = [TITLE.search(f).group(1) for f in figures]
