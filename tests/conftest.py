@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -26,7 +25,7 @@ from _pytest.nodeid import coerce_node_id
 from filelock import FileLock
 from mkdocs.utils.yaml import yaml_load
 
-from tests.fresh_python import FreshPython
+from fieldnotes.cache import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -61,10 +60,6 @@ def mkdocs_build(project: Path, site_dir: Path, *, env: dict | None = None) -> s
     return _build_here(project, site_dir)
 
 
-# A build that takes longer has hung (an example no longer stopped at its time limit, say): it fails.
-BUILD_TIMEOUT = 600.0
-
-
 def build_in_a_process(project: Path, site_dir: Path, *, env: dict | None = None) -> subprocess.CompletedProcess:
     """The strict build in a `mkdocs` process of its own, with `env` added to the environment."""
     return subprocess.run(
@@ -73,19 +68,8 @@ def build_in_a_process(project: Path, site_dir: Path, *, env: dict | None = None
         env={**BUILD_ENV, **(env or {})},
         capture_output=True,
         text=True,
-        timeout=BUILD_TIMEOUT,
+        timeout=600,  # a build that takes longer has hung (an example no longer stopped, say)
     )
-
-
-class BuildTimeout(BaseException):
-    """Raised in the build by SIGALRM; not an Exception, which the Markdown extensions catch and go on."""
-
-
-def _time_out(signum, frame):
-    raise BuildTimeout(f"the build did not finish within {BUILD_TIMEOUT:g} s")
-
-
-_torch_fork_server: int | None = None  # the pid of the fork server _build_here started
 
 
 def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
@@ -95,7 +79,6 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
     from mkdocs import __main__ as command_line
     from mkdocs.commands import build as build_command
 
-    _fork_server_with_torch()
     args = ["build", "--strict", "--site-dir", str(site_dir)]
     out, err = io.StringIO(), io.StringIO()
     logger = logging.getLogger("mkdocs")
@@ -105,8 +88,6 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
     width, wrapper.width = wrapper.width, 0  # no wrapping at a terminal's width, as into a pipe
     folder, path = os.getcwd(), list(sys.path)
     code = 0
-    alarm = signal.signal(signal.SIGALRM, _time_out)  # the tests run in the main thread, which gets it
-    signal.setitimer(signal.ITIMER_REAL, BUILD_TIMEOUT)
     try:
         os.chdir(project)  # mkdocs.yml and pymdownx.snippets' base_path are found from there
         # The environment's key reads sys.path (fieldnotes.cache.installed), which this process's tests
@@ -117,15 +98,10 @@ def _build_here(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
                 command_line.cli.main(args=args, prog_name="mkdocs")
             except SystemExit as stop:  # click's exit, with mkdocs' exit code
                 code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-            except BuildTimeout as timeout:
-                print(timeout, file=sys.stderr)
-                code = 1
             except Exception:  # noqa: BLE001 - what `python -m mkdocs` prints and exits with
                 traceback.print_exc()
                 code = 1
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, alarm)
         os.chdir(folder)
         sys.path[:] = path
         wrapper.width = width
@@ -142,22 +118,6 @@ def _startup_path() -> list[str]:
     code = "import json, sys; print(json.dumps(sys.path[1:]))"
     done = subprocess.run([sys.executable, "-c", code], env=BUILD_ENV, capture_output=True, check=True)
     return json.loads(done.stdout)
-
-
-def _fork_server_with_torch() -> None:
-    """Make this process's fork server (fieldnotes.runner's) one that has imported torch. A test of the
-    runner may have started it with another preload, and a server holds the preload it started with:
-    every torch example of every later build would then import torch itself."""
-    global _torch_fork_server
-    from multiprocessing import forkserver
-
-    from fieldnotes import runner
-
-    server = forkserver._forkserver  # CPython's own; its _stop is what CPython's tests stop it with
-    if server._forkserver_pid is None or server._forkserver_pid != _torch_fork_server:
-        server._stop()
-        runner.start_server(("torch",))
-        _torch_fork_server = server._forkserver_pid
 
 
 class RealSite:
@@ -224,12 +184,14 @@ def _needs_site(item: pytest.Item) -> bool:
 #   build    builds the real site or a project (the `built_site` or `project` fixture, Project,
 #            RealSite, mkdocs_build, build_in_a_process, `mkdocs` on a command line; mkdocs_build
 #            builds in the test's process, but builds all the same) or runs another process
-#            (subprocess, FreshPython), in the test, in a fixture it uses, or in a function of tests/
+#            (subprocess), in the test, in a fixture it uses, or in a function of tests/
 #            either one calls
 #   fast     everything else: in-process unit tests and probes; `make test-fast`
 # `make test` runs every tier but check.
 TIERS = ("fast", "build", "browser", "check")
-CHECK_FILES = {"test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py", "test_mutation.py"}
+CHECK_FILES = {
+    "test_lock.py", "test_workflow.py", "test_bench.py", "test_under_load.py", "test_tiers.py", "test_mutation.py"
+}
 BUILD_FIXTURES = {"built_site", "project"}
 VISIT_FIXTURES = {"laptop_visit"}  # page_visit's tests name the group of their configuration
 TESTS = str(ROOT / "tests")
@@ -246,8 +208,7 @@ def _calls_out(code, namespace: dict, seen: set) -> bool:
             return True
     for name in code.co_names:
         value = namespace.get(name)
-        starts_python = value is FreshPython or isinstance(value, FreshPython)  # tests/fresh_python.py's server
-        if value is subprocess or value in (Project, mkdocs_build, build_in_a_process, RealSite) or starts_python:
+        if value is subprocess or value in (Project, mkdocs_build, build_in_a_process, RealSite):
             return True
         inner = getattr(value, "__wrapped__", value)
         written_here = hasattr(inner, "__code__") and inner.__code__.co_filename.startswith(TESTS)
@@ -317,7 +278,6 @@ class _XdistGroups:
 def pytest_configure(config: pytest.Config) -> None:
     for name in TIERS:
         config.addinivalue_line("markers", f"{name}: a test of the {name} tier (tests/conftest.py, TIERS)")
-    config.addinivalue_line("markers", "own_runs: the `project` fixture shares no stored runs (SharedRuns)")
     config.pluginmanager.register(_XdistGroups(), "fieldnotes-xdist-groups")
 
 
@@ -371,58 +331,11 @@ def built_site(request) -> Path:
         pytest.fail(str(error), pytrace=False)
 
 
-class SharedRuns:
-    """The stored runs of the fixture projects' examples, shared by every Project and kept between test
-    runs while the engine's code is the same (a folder per digest of packages/fieldnotes/fieldnotes/).
-
-    A project's build starts with them in its store and gives back the entries it made. Every entry is
-    keyed by its snippet, the helpers it imports and the environment, as in any store, so a build that
-    finds one does what the project's own cache would do on its second build; a change to the engine
-    starts an empty folder, so the tests run every example again under the changed code. A test about
-    running or storing itself (time limits, isolation, eviction, what a build stores) is marked
-    `@pytest.mark.own_runs` (the `project` fixture then passes `shared_runs=False`); FIELDNOTES_CACHE=false
-    turns the sharing off with the cache."""
-
-    def __init__(self, engine: Path) -> None:
-        digest = hashlib.sha256()
-        for path in sorted(engine.rglob("*.py")):
-            digest.update(path.relative_to(engine).as_posix().encode() + b"\0" + path.read_bytes())
-        self.base = ROOT / ".cache" / "test-projects"
-        self.folder = self.base / digest.hexdigest()[:16]
-
-    def into(self, store: Path) -> None:
-        """Copy the shared entries `store` (a project's .cache/fieldnotes/) does not have into it."""
-        if not self.folder.is_dir():
-            return
-        store.mkdir(parents=True, exist_ok=True)
-        for entry in self.folder.glob("*.json"):
-            if not (store / entry.name).exists():
-                shutil.copyfile(entry, store / entry.name)
-
-    def back(self, store: Path) -> None:
-        """Share the entries a build made in `store`; another engine's folder is dropped."""
-        made = [entry for entry in store.glob("build-*.json") if not (self.folder / entry.name).exists()]
-        if not made:
-            return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for old in self.base.iterdir():
-            if old.is_dir() and old != self.folder:
-                shutil.rmtree(old, ignore_errors=True)
-        for entry in made:  # written whole, then renamed: another worker never reads half an entry
-            partial = self.folder / f".{entry.name}.{os.getpid()}.partial"
-            shutil.copyfile(entry, partial)
-            partial.replace(self.folder / entry.name)
-
-
-SHARED_RUNS = SharedRuns(ROOT / "packages" / "fieldnotes" / "fieldnotes")
-
-
 class Project:
     """A small project beside the real one: the real config and theme, with pages and snippets of its own."""
 
-    def __init__(self, path: Path, *, shared_runs: bool = True) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.shared_runs = shared_runs and REUSE_RUNS
         shutil.copytree(ROOT / "overrides", path / "overrides")
         shutil.copytree(ROOT / "docs" / "stylesheets", path / "docs" / "stylesheets")
         shutil.copy(ROOT / "pyproject.toml", path / "pyproject.toml")  # the torch pin the build checks
@@ -465,28 +378,24 @@ class Project:
 
     def build(self, env: dict | None = None) -> subprocess.CompletedProcess:
         self.write_config()
-        store = self.path / ".cache" / "fieldnotes"
-        (entry,) = [p for p in self.config["plugins"] if plugin_name(p) == "fieldnotes"]
-        shared = self.shared_runs and entry["fieldnotes"].get("cache", True)  # none with `cache: false`
-        if shared:
-            SHARED_RUNS.into(store)
-        result = mkdocs_build(self.path, self.path / "site", env=env)
-        if shared:
-            SHARED_RUNS.back(store)
-        return result
+        return mkdocs_build(self.path, self.path / "site", env=env)
 
 
 def plugin_name(entry) -> str:
     return entry if isinstance(entry, str) else next(iter(entry))
 
 
-# The build reuses an output only while nothing it depends on has changed (fieldnotes/cache.py); the
-# tests that run snippets as a reader does reuse a passing run the same way, whenever the build's own
-# `cache` setting in mkdocs.yml says so (FIELDNOTES_CACHE=false turns both off).
-REUSE_RUNS = next(
-    (p["fieldnotes"] or {}).get("cache", True)
-    for p in yaml_load((ROOT / "mkdocs.yml").read_text())["plugins"]
-    if plugin_name(p) == "fieldnotes"
+# The runs of snippets as a reader runs them, kept in the project's store (fieldnotes.cache) under keys
+# no build makes or evicts, and reused only while the build's own `cache` setting in mkdocs.yml says so
+# (FIELDNOTES_CACHE=false turns both off).
+READER_RUNS = Store(
+    ROOT,
+    prefix="",
+    reuse=next(
+        (p["fieldnotes"] or {}).get("cache", True)
+        for p in yaml_load((ROOT / "mkdocs.yml").read_text())["plugins"]
+        if plugin_name(p) == "fieldnotes"
+    ),
 )
 
 
@@ -497,9 +406,9 @@ def reader_run_kind(name: str, test_file: str) -> str:
 
 
 @pytest.fixture
-def project(request, tmp_path) -> Project:
-    """A Project in the test's folder; under `@pytest.mark.own_runs`, one that runs every example itself."""
-    return Project(tmp_path, shared_runs=request.node.get_closest_marker("own_runs") is None)
+def project(tmp_path) -> Project:
+    """A Project in the test's folder."""
+    return Project(tmp_path)
 
 
 def block(snippet: str) -> str:

@@ -37,7 +37,7 @@ def broken_build(tmp_path_factory):
         + "\n"
         # A true claim first: a check that stopped at a page's first claim would miss the false one.
         + 'It prints `tensor(3.)`{ data-out="good.py" }, not `tensor(4.)`{ data-out="good.py" }.\n\n'
-        + '```python exec="on"\nprint("inline code")\n```\n',
+        + '```python exec="on" result="text"\nprint("inline code")\n```\n',
     )
     project.set_option("fieldnotes", timeout=3)
     result = project.build()
@@ -117,9 +117,14 @@ def test_false_claim_is_named(broken_build):
     assert "prints `tensor(3.)`" not in log
 
 
-def test_inline_code_is_refused(broken_build):
-    """Catches executed inline code, which no snippet file, test or recorded output covers."""
-    assert "an executed python block holds code that is not a snippet file" in broken_build.stderr
+def test_inline_code_without_a_recorded_output_fails(broken_build):
+    """Catches executed inline code passed unchecked: it is checked against the page's recorded outputs
+    (docs/index.md.out), which this page has none of."""
+    assert re.search(
+        r"docs/index\.md:\d+: block \[\w{8}\] has no recorded output \(docs/index\.md\.out is missing\)\.\n"
+        r"It printed:\n    inline code\n",
+        broken_build.stderr,
+    )
 
 
 def test_missing_include_fails_naming_the_file(project):

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from mkdocs.config import load_config
 
 from fieldnotes import cache, runner
@@ -30,7 +29,6 @@ def runs(project: Project) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-@pytest.mark.own_runs
 def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Project):
     """Catches a stale output shown after the snippet or a helper changed, a failed run reused, and a cache
     that ignores `cache: false`."""
@@ -56,6 +54,11 @@ def test_unchanged_snippet_is_not_run_again_and_any_change_reruns_it(project: Pr
     assert project.build().returncode == 0 and runs(project) == 6, "cache: false reused an output"
 
 
+def run_key(example: Example, kind: str = "build") -> str:
+    """The key of a run of the example in a Store made now (its environment read now)."""
+    return cache.Store(example.root).run_key(example.snippet, kind)
+
+
 def _site_packages(path, *folders: str) -> str:
     """A folder with what an installer leaves of each distribution: its metadata folder."""
     for name in folders:
@@ -71,7 +74,7 @@ def test_torch_or_any_dependency_version_changes_the_key(project: Project, monke
     for number, torch_version in enumerate(["2.13.0", "2.13.0", "2.14.0"]):
         folder = _site_packages(tmp_path / str(number), f"torch-{torch_version}.dist-info", "mkdocs-1.6.1.dist-info")
         monkeypatch.setattr(sys, "path", [folder])
-        keys.append(cache.key(example))
+        keys.append(run_key(example))
     assert keys[0] == keys[1] and keys[1] != keys[2]
 
 
@@ -129,10 +132,10 @@ def test_fingerprint_is_the_same_from_any_directory(tmp_path):
 def test_a_reader_run_and_a_build_run_of_one_snippet_have_different_keys(project: Project):
     project.snippet("example.py", "print('x')\n")
     example = Example(project.path, "snippets/example.py")
-    before = cache.key(example, "standalone")
-    assert cache.key(example) == cache.key(example, "build") != before
+    before = run_key(example, "standalone")
+    assert run_key(example) == run_key(example, "build") != before
     project.snippet("example.py", "print('y')\n")
-    assert cache.key(example, "standalone") != before
+    assert run_key(example, "standalone") != before
 
 
 def test_runner_code_changes_the_key(project: Project, monkeypatch, tmp_path):
@@ -145,7 +148,7 @@ def test_runner_code_changes_the_key(project: Project, monkeypatch, tmp_path):
     keys = []
     for edit in ["", "# an edit\n"]:
         code.write_text(code.read_text() + edit)
-        keys.append(cache.key(example))
+        keys.append(run_key(example))
     assert keys[0] != keys[1]
 
 

@@ -30,10 +30,9 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.yaml import yaml_load
 from nbclient import NotebookClient
 
-from fieldnotes import cache
+from fieldnotes import runner
 from fieldnotes.features.notebook_html import inline_svg
-from tests.conftest import REUSE_RUNS, ROOT, Project, reader_run_kind
-from tests.fresh_python import SCRIPTS
+from tests.conftest import READER_RUNS, ROOT, Project, reader_run_kind
 
 NOTEBOOK = ROOT / "docs" / "exercise" / "vanishing_gradients.py"
 PAGE = "exercise/vanishing_gradients/index.html"
@@ -222,8 +221,8 @@ def executed_download(built_site, tmp_path_factory) -> dict:
     """The downloaded .ipynb, run by a fresh kernel in an empty folder: on its own. A passing run is
     remembered until the notebook or anything installed changes (fieldnotes.cache)."""
     downloaded = (built_site / PAGE).parent / "vanishing_gradients.ipynb"
-    key = cache.content_key(ROOT, KIND, downloaded.read_bytes())
-    remembered = cache.load_data(ROOT, key) if REUSE_RUNS else None
+    key = READER_RUNS.content_key(KIND, downloaded.read_bytes())
+    remembered = READER_RUNS.load(key)
     if remembered is not None:
         return remembered
     folder = tmp_path_factory.mktemp("downloaded")
@@ -237,7 +236,7 @@ def executed_download(built_site, tmp_path_factory) -> dict:
         "figures": sum("image/svg+xml" in o.get("data", {}) for o in outputs),
         "text": "".join(o.get("text", "") + o.get("data", {}).get("text/html", "") for o in outputs),
     }
-    cache.store_data(ROOT, key, result)
+    READER_RUNS.save(key, result)
     return result
 
 
@@ -250,24 +249,25 @@ def test_downloaded_notebook_runs_top_to_bottom_on_its_own(executed_download):
 
 @pytest.fixture(scope="module")
 def script_run(built_site, tmp_path_factory) -> dict:
-    """The downloaded .py run as `python vanishing_gradients.py` would run it (tests/fresh_python.py), as a
+    """The downloaded .py run as `python vanishing_gradients.py` would run it (the engine's runner), as a
     plain script, in an empty folder. A passing run is remembered until the file or anything installed
     changes (fieldnotes.cache)."""
     downloaded = (built_site / PAGE).parent / "vanishing_gradients.py"
-    key = cache.content_key(ROOT, f"{KIND} script", downloaded.read_bytes())
-    remembered = cache.load_data(ROOT, key) if REUSE_RUNS else None
+    key = READER_RUNS.content_key(f"{KIND} script", downloaded.read_bytes())
+    remembered = READER_RUNS.load(key)
     if remembered is not None:
         return remembered
     folder = tmp_path_factory.mktemp("script")
     shutil.copy(downloaded, folder)
-    run = SCRIPTS.run("vanishing_gradients.py", folder, timeout=600)
+    runner.start_server(("torch",))
+    run = runner.run_snippet(folder, "vanishing_gradients.py", timeout=600)
     result = {
-        "returncode": run.returncode,
-        "output": run.text,
+        "returncode": run.exit_code,
+        "output": run.output,
         "figures": {path.name: path.read_text() for path in sorted(folder.glob("*.svg"))},
     }
-    if run.returncode == 0:
-        cache.store_data(ROOT, key, result)
+    if run.exit_code == 0:
+        READER_RUNS.save(key, result)
     return result
 
 

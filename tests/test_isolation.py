@@ -69,7 +69,6 @@ def polluted(project: Project) -> Project:
     return project
 
 
-@pytest.mark.own_runs  # examples loaded from a store would not show what running them leaks
 def test_global_state_does_not_leak_between_examples(polluted: Project):
     """Catches running examples in the build's process (as markdown-exec does), or in worker processes
     that are reused from one example to the next."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import pytest
-
 from fieldnotes import blocks
 from tests.conftest import ROOT, Project, block
 
@@ -86,7 +84,6 @@ def test_each_page_is_parsed_once_per_build(monkeypatch, tmp_path):
     assert not twice, f"parsed more than once per build: {twice}"
 
 
-@pytest.mark.own_runs
 def test_one_snippet_on_two_pages_runs_under_each_pages_limit(project: Project):
     """Catches runs keyed by snippet alone: the page with the short limit got the other page's long one
     (whichever page came last), so its time limit was never applied."""

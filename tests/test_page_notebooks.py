@@ -13,10 +13,10 @@ import pytest
 from nbclient import NotebookClient
 from pytest_examples import find_examples
 
-from fieldnotes import blocks, cache
+from fieldnotes import blocks, runner
+from fieldnotes.integrations.forked_kernel import ForkedKernelManager
 from fieldnotes.render.page_notebook import RAISES_TAG
-from tests.conftest import REUSE_RUNS, ROOT, Project, block, reader_run_kind
-from tests.fresh_python import NOTEBOOKS
+from tests.conftest import READER_RUNS, ROOT, Project, block, reader_run_kind
 
 KIND = reader_run_kind("page notebook", __file__)
 INCLUDE = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
@@ -77,24 +77,18 @@ CELL_TIMEOUT = 120  # seconds, nbclient's limit for each cell
 
 def raised_top_to_bottom(notebook: nbformat.NotebookNode, folder: Path) -> list[bool]:
     """Which code cells raise when the notebook runs top to bottom in `folder`, stopping (and failing the
-    test) at the first error in a cell not tagged as raising on purpose, as nbclient does.
-
-    The cells run in an IPython shell forked from a server that has imported torch, as a kernel runs
-    them (tests/fresh_python.py; tests/test_fresh_python.py checks it against a real kernel); a notebook
-    that could tell the difference (a cell changing what `import torch` does first) runs in a real one."""
-    code = [c for c in notebook.cells if c.cell_type == "code"]
-    if NOTEBOOKS.why_fresh_cells([c.source for c in code]) is not None:
-        NotebookClient(
-            notebook, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
-        ).execute()
-        return [any(o.output_type == "error" for o in c.outputs) for c in code]
-    cells = [(c.source, RAISES_TAG in c.metadata.get("tags", [])) for c in code]
-    results, ran = NOTEBOOKS.run_cells(cells, folder, timeout=CELL_TIMEOUT * len(cells))
-    assert ran.returncode == 0 and results, f"the notebook's shell ended with exit code {ran.returncode}:\n{ran.text}"
-    last, (source, may_raise) = results[-1], cells[len(results) - 1]
-    if last["raised"] and not may_raise:
-        pytest.fail(f"cell {json.dumps(source[:60])} raised {last['error']}:\n{ran.text[-3000:]}", pytrace=False)
-    return [r["raised"] for r in results] + [False] * (len(cells) - len(results))
+    test) at the first error in a cell not tagged as raising on purpose, as nbclient does. The kernel is
+    the build's (fieldnotes.integrations.forked_kernel): a fork of the engine's server, which has
+    imported torch."""
+    runner.start_server(("torch",))
+    NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        kernel_manager_class=ForkedKernelManager,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
+    return [any(o.output_type == "error" for o in c.outputs) for c in notebook.cells if c.cell_type == "code"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -107,13 +101,13 @@ def test_notebook_runs_top_to_bottom(built_site, page, tmp_path):
     code = [c for c in notebook.cells if c.cell_type == "code"]
     expected = [RAISES_TAG in c.metadata.get("tags", []) for c in code]
     # A passing run is remembered until the notebook, a helper or anything installed changes (fieldnotes.cache).
-    key = cache.content_key(ROOT, KIND, nbformat.writes(notebook).encode())
-    if REUSE_RUNS and (cache.load_data(ROOT, key) or {}).get("raised") == expected:
+    key = READER_RUNS.content_key(KIND, nbformat.writes(notebook).encode())
+    if (READER_RUNS.load(key) or {}).get("raised") == expected:
         return
     raised = raised_top_to_bottom(notebook, tmp_path)
     for cell, did, should in zip(code, raised, expected, strict=True):
         assert did == should, f"{page.name}: cell {json.dumps(cell.source[:60])} raised={did}"
-    cache.store_data(ROOT, key, {"page": page.name, "raised": raised})
+    READER_RUNS.save(key, {"page": page.name, "raised": raised})
 
 
 def test_a_block_with_its_options_in_another_order_is_in_the_notebook(project: Project):

@@ -15,8 +15,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from fieldnotes.features.notebook_pages import to_ipynb
 from tests.conftest import Project, block
 
@@ -44,7 +42,6 @@ def build_ok(project: Project) -> str:
     return (project.path / "site" / "index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.own_runs
 def test_a_rebuild_from_the_cache_writes_the_same_site(project: Project):
     """Catches a rebuild that reuses nothing (a key that changes from one build to the next: the cache
     gains entries), and a reused result that differs from the one it stands for: a block rendered

@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from fieldnotes.cache import CACHE_DIR, Store
 from tests.conftest import BUILD_ENV, Project, block
 
@@ -31,7 +29,6 @@ def runs(project: Project) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-@pytest.mark.own_runs
 def test_a_full_build_evicts_what_it_did_not_use_and_keeps_what_it_needs(project: Project):
     """Catches a store that only grows (every saved prose edit added entries), and an eviction that
     deletes what the next build needs (it would run the example again) or a reader's entry."""

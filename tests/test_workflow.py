@@ -13,7 +13,7 @@ from mkdocs.utils.yaml import yaml_load
 from mkdocs_jupyter.plugin import Plugin as JupyterPlugin
 
 from fieldnotes.cache import CACHE_DIR
-from tests.conftest import ROOT, SHARED_RUNS
+from tests.conftest import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "docs.yml"
 BIN = Path(sys.executable).parent
@@ -69,12 +69,12 @@ def notebook_cache_dir() -> str:
 def test_workflow_caches_downloads_and_runs():
     """Dropping a cache step, saving under another key than the one restored, keying the downloads on
     something else than the lock, or moving a run cache (fieldnotes.cache.CACHE_DIR, mkdocs-jupyter's
-    cache_dir, the fixture projects' tests/conftest.py SHARED_RUNS) without the workflow following: each
+    cache_dir) without the workflow following: each
     would make every CI run set up or run cold."""
     workflow = yaml.safe_load(WORKFLOW.read_text())
     test, publish = workflow["jobs"]["test"], workflow["jobs"]["publish"]
     downloads = frozenset([workflow["env"]["UV_CACHE_DIR"]])
-    runs = frozenset([CACHE_DIR, notebook_cache_dir(), SHARED_RUNS.base.relative_to(ROOT).as_posix()])
+    runs = frozenset([CACHE_DIR, notebook_cache_dir()])
 
     restored = {frozenset(step["with"]["path"].split()): step for step in cache_steps(test, "restore")}
     assert set(restored) == {downloads, runs}, "the test job restores uv's cache and the run caches"

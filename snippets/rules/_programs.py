@@ -681,6 +681,27 @@ CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
     "a view taken under no_grad()": _has(
         r"no_grad\(\): t\d+(, t\d+)? = t\d+(\[:\]|\.view|\.t\(\)\.t|\.transpose|\.chunk)"
     ),
+    "a view taken before its base required grad": lambda run: any(
+        s.line.kind == "requires_grad_"
+        and s.line.form == ""
+        and not s.error
+        and not s.before.get(s.line.target, _GONE).requires_grad
+        and any(v.line.kind == "view" and v.line.grad_mode and v.line.inputs[0] == s.line.target for v in run.before(s))
+        for s in run.steps
+    ),
+    "backward(inputs=...) listing an output of chunk() whose sibling retains its grad": lambda run: any(
+        s.line.kind == "backward"
+        and not s.error
+        and any(
+            f.retains_grad
+            and f.grad_fn is s.before[n].grad_fn
+            and f.tensor is not s.before[n].tensor
+            for n in s.line.inputs[1:]
+            if n in s.before and s.before[n].grad_fn is not None
+            for f in s.before.values()
+        )
+        for s in run.steps
+    ),
     "requires_grad_() on a base that has views": lambda run: any(
         s.line.kind == "requires_grad_"
         and s.line.form == ""
@@ -802,24 +823,28 @@ def shrink(rule: Rule, run: Run, seed: int) -> Run:
     return run_lines(lines, seed)
 
 
-def check(rules: dict[str, Rule], programs: int) -> bool:
-    """Run every rule on the same `programs` random programs; print one line per rule."""
+def check(rules: dict[str, Rule], programs: int, written: list[list[Line]] = ()) -> bool:
+    """Run every rule on the same `programs` random programs, and on the `written` ones (corner cases a
+    random draw rarely makes, seeded after the random ones); print one line per rule."""
     runs = [generate(seed) for seed in range(programs)]
+    runs += [run_lines(lines, programs + i) for i, lines in enumerate(written)]
     all_hold = True
     for number, (title, rule) in enumerate(rules.items(), start=1):
-        used, cases, broken, tried = 0, 0, None, set()
+        used, by_hand, cases, broken, tried = 0, 0, 0, None, set()
         speaks_of = getattr(rule, "constructs", ())
         for seed, run in enumerate(runs):
             results = list(rule(run))
             if results:
                 used += 1
+                by_hand += seed >= programs
                 tried.update(c for c in speaks_of if c not in tried and run.contains(c))
             cases += len(results)
             if broken is None and any(not held for held, _ in results):
                 broken = seed
         untried = [c for c in speaks_of if c not in tried]
         if broken is None and not untried:
-            print(f"rule {number} ({title}): holds on {used} random programs ({cases} cases)")
+            written_too = f" and {by_hand} written out" if by_hand else ""
+            print(f"rule {number} ({title}): holds on {used - by_hand} random programs{written_too} ({cases} cases)")
             continue
         all_hold = False
         if broken is None:

@@ -27,7 +27,7 @@ from _checks import (
     speaks_of,
     title,
 )
-from _programs import Run, check
+from _programs import Line, Run, check
 
 
 def leaf_by_how_it_was_made(run: Run):
@@ -41,8 +41,7 @@ def leaf_by_how_it_was_made(run: Run):
     mode on and an input requiring grad. Other tensors are leaves;
     `requires_grad=True` (`nn.Parameter`'s default) makes one require
     grad. A view taken with grad mode off requires grad when its base
-    does. [Exceptions](/rules.md#operators). See [What makes a
-    leaf](/leaf-vs-intermediate.md#what-makes-a-leaf); [rule 1,
+    does. [Exceptions](/rules.md#operators); [rule 1,
     checked](/rules.md#rule-1).
     --8<-- [end:rule-1]
 
@@ -119,7 +118,7 @@ def only_in_place_ops_change_leafness(run: Run):
     """Rule 2, as every page shows it:
 
     --8<-- [start:rule-2]
-    **What turns an existing leaf into a non-leaf.** A recorded
+    **What changes leafness.** A recorded
     in-place operation makes non-leaves of its target, its memory's
     other views and their base, if none was taken with grad mode off.
     Out-of-place operations, `requires_grad_()`, `retain_grad()`,
@@ -244,15 +243,14 @@ def who_gets_a_grad_from_backward(run: Run):
     """Rule 4, as every page shows it:
 
     --8<-- [start:rule-4]
-    **Which tensors `backward()` gives a `.grad`.** Without `inputs=`:
-    the leaves requiring grad and `retain_grad()` tensors that a
-    gradient flows into. With `backward(inputs=[...])`: the listed
-    tensors a gradient flows into (a non-leaf too) and `retain_grad()`
-    tensors between the output and a listed one. A view taken with
-    grad mode off reads `requires_grad=True` yet gets none unless you
-    set that flag first. Every other `.grad` is unchanged unless a
-    hook writes it. A tensor the pass reaches without a gradient gets
-    none. See [Why `.grad` is None](/grad-is-none.md); [rule 4,
+    **Which tensors `backward()` gives a `.grad`.** Those a gradient
+    flows into, among: leaves requiring grad, or with `inputs=[...]`
+    the listed tensors (a non-leaf too); and `retain_grad()` tensors
+    whose `grad_fn` the pass runs (with `inputs=`, up to a
+    listed one's, which `chunk()`'s other outputs share). A view taken
+    with grad mode off or before its base required grad reads
+    `requires_grad=True` yet gets none unless you set that flag first.
+    No other `.grad` changes unless a hook writes it. [Rule 4,
     checked](/rules.md#rule-4).
     --8<-- [end:rule-4]
 
@@ -268,7 +266,9 @@ def who_gets_a_grad_from_backward(run: Run):
     - chunk()
     - a .grad set before backward()
     - a view taken under no_grad()
+    - a view taken before its base required grad
     - requires_grad_()
+    - backward(inputs=...) listing an output of chunk() whose sibling retains its grad
     """
     for step in run.steps:
         if step.line.kind != "backward" or step.error:
@@ -335,15 +335,13 @@ def hooks_run_once_and_pass_on_returns(run: Run):
 
     --8<-- [start:rule-6]
     **When a tensor hook runs, what it gets, what its return value
-    does.** A hook on a tensor that is not a view belongs to its
+    does.** A non-view tensor's hook belongs to its
     `grad_fn` at registration, a leaf's to each graph's
     `AccumulateGrad`. It runs once in each pass that runs that node or
     stops at it as an input, and in no other. Each gets the gradient
     (or `None`) or what the hook before returned. A `.grad` the pass
-    fills receives what the last hook passes on. See [A hook that
-    returns a tensor replaces the gradient](
-    /register-hook.md#a-hook-that-returns-a-tensor-replaces-the-gradient);
-    [rule 6, checked](/rules.md#rule-6).
+    fills receives what the last hook passes on. [Rule 6,
+    checked](/rules.md#rule-6).
     --8<-- [end:rule-6]
 
     It speaks of:
@@ -375,11 +373,9 @@ def order_for_one_tensor(run: Run):
     store; then, for a non-leaf, the pre-hooks of its `grad_fn`, which
     receive what the last tensor hook passed on, and that node's
     hooks; for a leaf, its post-accumulate-grad hooks, which see
-    `.grad` as this pass leaves it. For a tensor that is not a view,
-    hooks of an earlier `grad_fn` (rule 6) run after all of these. See
-    [All the hooks on one tensor, in
-    order](/register-hook.md#all-the-hooks-on-one-tensor-in-order);
-    [rule 7, checked](/rules.md#rule-7).
+    `.grad` as this pass leaves it. For a non-view tensor,
+    hooks of an earlier `grad_fn` (rule 6) run after all of these.
+    [Rule 7, checked](/rules.md#rule-7).
     --8<-- [end:rule-7]
 
     It speaks of:
@@ -411,9 +407,8 @@ def a_second_backward_adds(run: Run):
     records the pass, so a `.grad` computed from tensors that require
     grad requires grad, and torch warns, once per process, of a
     [reference
-    cycle](/faq/backward-options.md#create-graph-reference-cycle). See
-    [Gradients accumulate](/retain-grad.md#gradients-accumulate);
-    [rule 8, checked](/rules.md#rule-8).
+    cycle](/faq/backward-options.md#create-graph-reference-cycle).
+    [Rule 8, checked](/rules.md#rule-8).
     --8<-- [end:rule-8]
 
     It speaks of:
@@ -589,7 +584,7 @@ def what_raises(run: Run):
     """Rule 9, as every page shows it:
 
     --8<-- [start:rule-9]
-    **What raises.** `expected_error()` lists every error. An in-place
+    **What raises.** An in-place
     operation autograd records raises on a leaf requiring grad or a
     view of one. A second pass through a freed graph raises if an
     operation on its path saved a tensor. Without saved-tensor hooks,
@@ -646,7 +641,41 @@ RULES = {
     )
 }
 
-if __name__ == "__main__" and not check(RULES, programs=1200):
+# Rule 4's corner cases, which a random draw rarely makes: a view taken before
+# its base required grad, used by the loss; a chunk() output listed in
+# inputs= while its sibling retains its grad.
+WRITTEN = [
+    [
+        Line("t0 = torch.zeros(2, 3)", "make", "t0"),
+        Line("t1 = t0[:]", "view", "t1", ("t0",), "{a}[:]"),
+        Line("t0.requires_grad_()", "requires_grad_", "t0"),
+        Line("out = t1.sum() + t0.sum()", "out", "out", ("t1", "t0")),
+        Line("out.backward()", "backward", "out", ("out",)),
+    ],
+    [
+        Line("t0 = torch.randn(2, 3, requires_grad=True)", "make", "t0"),
+        Line("t1 = t0 * 2", "op", "t1", ("t0",), "{a} * 2"),
+        Line(
+            "t2, t3 = t1.chunk(2, 1)",
+            "chunk",
+            "t2",
+            ("t1",),
+            "{a}.chunk(2, 1)",
+            defines=("t2", "t3"),
+        ),
+        Line("t3.retain_grad()", "retain_grad", "t3"),
+        Line("out = t2.sum() + t3.sum()", "out", "out", ("t2", "t3")),
+        Line(
+            "out.backward(inputs=[t2])",
+            "backward",
+            "out",
+            ("out", "t2"),
+            "inputs=[t2]",
+        ),
+    ],
+]
+
+if __name__ == "__main__" and not check(RULES, programs=1200, written=WRITTEN):
     raise SystemExit(
         "a rule does not hold:"
         " its smallest counterexample is printed above"

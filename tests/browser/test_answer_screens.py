@@ -1,4 +1,4 @@
-"""The reader's path, measured in screens at 1366x768 (issue 21, section 1): layout facts, not timings.
+"""The reader's path, measured in screens at 1366x768 (issues 21 and 42): layout facts, not timings.
 
 A screen is the viewport's height; a position in screens is an element's top, from the top of the
 document, divided by it. The first lesson is at most 6 screens long, and every page of the path shows
@@ -7,7 +7,9 @@ its answer and its fix within its first two screens: each one's heading ends abo
 Catches: the deeper material moved back into the first lesson (it was 12.6 screens long), a section
 put back before "The fixes" (they were at screen 7.3) or before grad-is-none's "What to do instead"
 (screen 5.0), the home page's executed example removed, a second copy of torch's non-leaf warning
-in one output (the seed example printed it twice, eight lines each, between its result lines).
+in one output (the seed example printed it twice, eight lines each, between its result lines), and
+a lesson that opens with prose before its first executed example (inside-the-graph's began 1.5
+screens down, register-hook's after nine dense sentences; issue 42).
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ LAPTOP = {"width": 1366, "height": 768}
 FIRST_LESSON = "/leaf-vs-intermediate/"
 MAX_FIRST_LESSON_SCREENS = 6.0
 ANSWER_WITHIN_SCREENS = 2.0
+FIRST_EXAMPLE_WITHIN_SCREENS = 1.0
+# The lessons, in reading order: each one's first executed example starts on its first screen.
+LESSONS = [
+    FIRST_LESSON,
+    "/grad-is-none/",
+    "/retain-grad/",
+    "/register-hook/",
+    "/inside-the-graph/",
+    "/saved-tensors/",
+]
+# An executed example's source block: its title links to the snippet it runs.
+EXAMPLE = '.filename a[href*="snippets/"]'
 
 # Each page of the reading path -> its answer and its fix (CSS selectors; the same one where the
 # answer is the fix), which must both end within the first two screens.
@@ -74,6 +88,22 @@ def laptop_visit(_shared_contexts):
 def test_the_first_lesson_is_at_most_six_screens(laptop_visit):
     length = laptop_visit(FIRST_LESSON)["length"]
     assert length <= MAX_FIRST_LESSON_SCREENS, f"{FIRST_LESSON} is {length:.2f} screens long at 1366x768"
+
+
+def first_example_at(page) -> float:
+    """Where the top of the page's first executed example (its titled source block) is, in screens."""
+    element = page.locator(f"article.md-content__inner {EXAMPLE}").first
+    element.wait_for(state="attached")
+    return element.evaluate("el => (el.getBoundingClientRect().top + window.scrollY) / window.innerHeight")
+
+
+@pytest.mark.parametrize("path", LESSONS)
+def test_each_lesson_starts_its_first_example_on_its_first_screen(_shared_contexts, path):
+    page, guard = _shared_contexts(viewport=LAPTOP).new_page()
+    page.goto(path)
+    at = first_example_at(page)
+    guard.check()
+    assert at <= FIRST_EXAMPLE_WITHIN_SCREENS, f"{path}: the first executed example starts at screen {at:.2f}"
 
 
 @pytest.mark.parametrize("path", list(ANSWERS))

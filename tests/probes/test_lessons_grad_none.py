@@ -86,27 +86,6 @@ def test_retain_grad_before_the_pass_keeps_it_and_after_does_not():
     assert torch.equal(before.grad, torch.tensor(1.0)) and after.grad is None
 
 
-@pytest.mark.parametrize(
-    ("reads", "expected"),
-    [
-        ("for step in range(3):\n    b.grad", 1),  # one line, in a loop
-        ("b.grad\nb.grad", 2),  # two lines
-        ("for step in range(3):\n    b.grad\n    with warnings.catch_warnings():\n        pass", 3),
-    ],
-    ids=["a loop", "two lines", "a loop entering catch_warnings"],
-)
-def test_the_warning_is_shown_once_per_line_until_the_filters_change(reads, expected):
-    """Sentence: 'Python's default filter shows it once per line of code that reads the attribute, so a
-    loop that reads many non-leaves' `.grad` usually warns once [...] Code that enters
-    `warnings.catch_warnings()` in the loop resets that memory, and then it repeats'. Before: 'shown once
-    per line [...] in a loop, one', which the third case breaks (REVIEW.md, 53)."""
-    assert_on_page(
-        PAGE, "Code that enters `warnings.catch_warnings()` in the loop resets that memory, and then it repeats"
-    )
-    code = "import warnings, torch\nb = torch.tensor(2.0, requires_grad=True) * 3\n" + reads + "\n"
-    assert printed_by(code).count(NON_LEAF_WARNING) == expected
-
-
 def test_keeping_every_intermediates_gradient_costs_as_much_as_the_intermediates():
     """Sentence: 'Keeping the gradient of every intermediate as well would take as much memory again as the
     intermediates themselves'. Counter-case: retain them all and count what their .grad hold."""

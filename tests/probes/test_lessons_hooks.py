@@ -223,52 +223,6 @@ def test_hooks_do_not_all_move_with_an_in_place_change():
     assert got == [("before", torch.tensor(10.0))]
 
 
-def test_a_view_s_hook_registered_before_a_write_does_not_run_for_later_uses():
-    """Sentence: 'A view is different: a hook registered on it before its `_version` moved, by an in-place
-    write to its memory through the view or not, does not run for uses of the view after that write.' New
-    with reader 8's L3 (the section said, of any tensor, that the earlier hook 'runs later'). Tried on a
-    slice and a `view()`, written through itself, its base and another view of the base, recorded and
-    under no_grad(). Counter-cases: a write through `.data` (the `_version` unmoved: the hook runs), a use
-    recorded before the write (the hook runs for it), no write. The view's `grad_fn` is read before any
-    write, and no hook is registered after one (torch 2.13.0 can crash there)."""
-    assert_on_page(PAGE, "A view is different: a hook registered on it before its `_version` moved, by an in-place")
-    assert_on_page(PAGE, "memory through the view or not, does not run for uses of the view after that write.")
-
-    def ran(take, write, *, no_grad=False, use_before=False) -> tuple[list, list]:
-        """What the view's hook got in a pass through a use after the write, and through one before it."""
-        a = torch.ones(4, requires_grad=True)
-        b = a * 3
-        v = take(b)
-        assert v._is_view() and v.grad_fn is not None  # read before any write
-        got = []
-        v.register_hook(lambda g: got.append(g.tolist()))
-        before = (v * 5).sum() if use_before else None
-        version = v._version
-        with torch.no_grad() if no_grad else torch.enable_grad():
-            write(b, v)
-        moved = v._version != version
-        (v * 7).sum().backward(retain_graph=True)
-        after, got[:] = list(got), []
-        if before is not None:
-            before.backward()
-        return moved, after, list(got)
-
-    writes = {
-        "itself": lambda b, v: v.mul_(2),
-        "its base": lambda b, v: b.mul_(2),
-        "another view": lambda b, v: b[2:].add_(1),
-    }
-    for take in (lambda b: b[:2], lambda b: b.view(2, 2)):
-        for name, write in writes.items():
-            for no_grad in (False, True):
-                moved, after, before = ran(take, write, no_grad=no_grad, use_before=True)
-                assert moved and after == [] and len(before) == 1, (name, no_grad)
-        moved, after, _ = ran(take, lambda b, v: v.data.mul_(2))
-        assert not moved and len(after) == 1
-        moved, after, _ = ran(take, lambda b, v: None)
-        assert not moved and len(after) == 1
-
-
 def test_a_leafs_tensor_hook_runs_before_the_gradient_is_added():
     """Sentence: 'A hook registered with `register_hook` on a leaf runs *before* the gradient is added into
     `.grad`' and 'use `register_post_accumulate_grad_hook`: it is called with the tensor, after `.grad` has

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import platform
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fieldnotes.blocks import Page
@@ -48,6 +48,10 @@ class Build:
     block_notes: list[Callable] = field(default_factory=list)
     """What follows a block's output, each given its snippet and the page (what another torch prints)."""
     page_ids: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    code_blocks: object = None
+    """The blocks that are not one snippet file (`fieldnotes.code_blocks.of`), made at the first one."""
+    recording: bool = False
+    """`python -m fieldnotes record`: what the blocks of code print is recorded, not compared."""
     """The ids each page's titles got (anchor, which time on the page), by the page's path."""
 
     @classmethod

@@ -10,7 +10,7 @@ was stored; a run's output is still compared with the recorded one by whoever lo
 A build uses one `Store` (made for that build: its `reuse` is the plugin's `cache` option). The
 entries a build makes are named `build-KEY.json`; each load or save of one marks it used (its
 modification time), so that a full build can evict the entries it did not use (`evict_unused`).
-Entries under any other name (the tests' runs of snippets as a reader runs them) are never evicted.
+Entries under any other name (a `Store` made with another prefix) are never evicted.
 """
 
 from __future__ import annotations
@@ -165,30 +165,3 @@ class Store:
             except FileNotFoundError:  # another build evicted it first
                 continue
         return evicted
-
-
-# The store as the tests' reader runs use it: never evicted by a build (no prefix), always reused.
-
-
-def content_key(root: Path, kind: str, content: bytes) -> str:
-    return Store(root, prefix="").content_key(kind, content)
-
-
-def key(example: Example, kind: str = "build") -> str:
-    return Store(example.root, prefix="").run_key(example.snippet, kind)
-
-
-def load_data(root: Path, key: str) -> dict | None:
-    return Store(root, prefix="").load(key)
-
-
-def store_data(root: Path, key: str, data: dict) -> None:
-    Store(root, prefix="").save(key, data)
-
-
-def load(example: Example, kind: str = "build") -> Run | None:
-    return Store(example.root, prefix="").load_run(example, kind)
-
-
-def store(example: Example, run: Run, kind: str = "build") -> None:
-    Store(example.root, prefix="").save_run(example, run, kind)

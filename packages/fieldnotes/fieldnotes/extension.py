@@ -10,7 +10,7 @@ superfences hands over, with the includes pymdownx.snippets expanded on this pag
 them: `_Includes`). Its run is the one the build started ahead of time, else the store's, else one
 started now (`fieldnotes.runs.Runs`).
 
-A problem (a drift, a false claim, code that is not a snippet file) is reported as the build asks: the
+A problem (a drift, a false claim, a block of code with no recorded output) is reported as the build asks: the
 MkDocs plugin's build logs it as a warning, which fails the strict build, and the page shows the diff;
 any other host gets a `Problem`, which superfences lets through (it swallows other exceptions) and which
 stops `zensical build` with exit code 1.
@@ -32,7 +32,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from pymdownx.superfences import SuperFencesException, _formatter, _reset, _validator, default_reset
 
-from fieldnotes import blocks, cache
+from fieldnotes import blocks, cache, code_blocks
 from fieldnotes.blocks import OWN_OPTIONS, Block, Include
 from fieldnotes.build_state import Build
 from fieldnotes.claims import false_claims
@@ -61,11 +61,14 @@ class PageInfo:
 
 @dataclass
 class _PageState:
-    """What one conversion of a page knows: its includes, as expanded, and the ids its titles got."""
+    """What one conversion of a page knows: its includes, as expanded, the ids its titles got, and the
+    names and fence lines its blocks of code got (`fieldnotes.code_blocks`)."""
 
     page: PageInfo | None = None
     includes: list[Include] = field(default_factory=list)
     ids: list[tuple[str, int]] = field(default_factory=list)
+    names: dict[str, int] = field(default_factory=dict)
+    fence_lines: set[int] = field(default_factory=set)
 
 
 def anchor(snippet: str) -> str:
@@ -102,12 +105,13 @@ class FieldNotesExtension(Extension):
         superfences = next((e for e in md.registeredExtensions if type(e).__name__ == "SuperFencesCodeExtension"), None)
         if superfences is None:
             raise ValueError("fieldnotes.extension needs pymdownx.superfences, listed before it")
-        superfences.extend_super_fences(
-            "python",
-            functools.partial(_formatter, class_name="python", _fmt=self._format),
-            functools.partial(_validator, validator=markdown_exec.validator),
-            functools.partial(_reset, _reset=default_reset),
-        )
+        for language in ("python", "py", "pycon"):
+            superfences.extend_super_fences(
+                language,
+                functools.partial(_formatter, class_name=language, _fmt=self._format),
+                functools.partial(_validator, validator=markdown_exec.validator),
+                functools.partial(_reset, _reset=default_reset),
+            )
         md.preprocessors.register(_Includes(md, self), "fieldnotes_includes", 33)  # before pymdownx.snippets
         md.postprocessors.register(_Claims(md, self), "fieldnotes_claims", 5)
 
@@ -129,16 +133,11 @@ class FieldNotesExtension(Extension):
         build, page = self.build, self.page(md)
         extra = options.get("extra", {})
         block = blocks.describe(source, extra, self.state.includes)
+        if block is None or options.get("session") or build.recording:
+            return code_blocks.format_block(self, block, source, language, options, md, page, self.state)
         # Settings of ours (timeout="...") are read from the fence; markdown-exec would copy them onto
         # the shown source's fence, which the highlighter then refuses to render.
         extra = {k: v for k, v in extra.items() if k not in OWN_OPTIONS}
-        if block is None:
-            self.report(
-                page.path,
-                "an executed python block holds code that is not a snippet file. "
-                'Put it in snippets/NAME.py and write the block as --8<-- "NAME.py".',
-            )
-            return ""
         if "title" not in extra:
             extra["title"] = block.snippet
         options = {**options, "extra": extra}

@@ -53,7 +53,7 @@ class Unchecked:
             return None
         count = sum(len(places) for places in self.blocks.values())
         kinds = "; ".join(
-            f"{len(places)} {kind} ({', '.join(places[:3])}{', ...' if len(places) > 3 else ''})"
+            f"{kind}: {len(places)} ({', '.join(places[:3])}{', ...' if len(places) > 3 else ''})"
             for kind, places in sorted(self.blocks.items())
         )
         return f"fieldnotes left {count} executed block{'s' if count > 1 else ''} to markdown-exec, unchecked: {kinds}."

@@ -177,6 +177,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        for recorded in [f for f in files if f.src_uri.endswith(".md.out")]:  # a page's recorded outputs
+            files.remove(recorded)
         # Each page parsed once, here; every feature reads build.pages.
         self.build.pages = {page.src_uri: blocks.parse(page.content_string) for page in files.documentation_pages()}
         if self.config.execute and self.config.torch:  # the diagrams first: the pages' notebooks wait for them
@@ -240,6 +242,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._stop()
+        if self.build.code_blocks is not None and (note := self.build.code_blocks.note()):
+            log.info(note.removeprefix("fieldnotes "))  # not a warning: markdown-exec runs them, as before
         if self.links is not None:
             self.links.on_post_build(config)
         build = self.build
@@ -251,6 +255,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self._stop()
 
     def _stop(self) -> None:
+        if self.build is not None and self.build.code_blocks is not None:
+            self.build.code_blocks.close()
         if self.scheduler is not None:
             self.scheduler.close()
         if self.notebook_runs is not None:

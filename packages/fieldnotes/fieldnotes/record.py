@@ -13,7 +13,8 @@ from pathlib import Path
 
 from fieldnotes import runner
 from fieldnotes.batch import run_examples
-from fieldnotes.config import project_config
+from fieldnotes.code_blocks import record_pages
+from fieldnotes.config import docs_dir, project_config
 from fieldnotes.examples import SNIPPETS_DIR, project_examples, torch_version
 
 MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
@@ -42,11 +43,16 @@ def main(root: Path, only: list[str]) -> int:
         except TorchMismatch as mismatch:
             print(f"fieldnotes.record: nothing recorded. {mismatch}", file=sys.stderr)
             return 2
+    docs = docs_dir(root)
+    pages_only = [o for o in only if o.endswith(".md") or o.rstrip("/") == docs or o.startswith(f"{docs}/")]
+    snippets_only = [o for o in only if o not in pages_only]
     all_examples = project_examples(root)
-    examples = [e for e in all_examples if not only or any(e.snippet.startswith(o) for o in only)]
-    if only and not examples:
+    examples = [e for e in all_examples if not snippets_only or any(e.snippet.startswith(o) for o in snippets_only)]
+    if only and not pages_only and not examples:
         print(f"fieldnotes.record: no snippet under {' '.join(only)}", file=sys.stderr)
         return 2
+    if only and not snippets_only:
+        examples = []
     runs = run_examples(root, examples)
     failed = False
     recorded_with = {}
@@ -67,6 +73,8 @@ def main(root: Path, only: list[str]) -> int:
     orphans = set((root / SNIPPETS_DIR).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
+    if not only or pages_only:  # the pages' blocks of code, recorded beside each page (page.md.out)
+        failed = record_pages(root, pages_only) != 0 or failed
     return 1 if orphans or failed else 0
 
 

@@ -151,7 +151,7 @@ def exit_code(stop: SystemExit) -> int:
         return 0
     if isinstance(stop.code, int):
         return stop.code
-    print(stop.code, file=sys.stderr, flush=True)
+    print(stop.code, file=sys.stderr)
     return 1
 
 

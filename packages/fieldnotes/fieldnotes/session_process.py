@@ -45,7 +45,9 @@ class SessionProcess:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._conn, child = runner._server.Pipe(duplex=True)
-        self._process = runner._server.Process(target=_session_child, args=(str(root), child))
+        # daemonic: ended with the build's process, whose exit would otherwise wait for it (multiprocessing joins
+        # its other children at exit), as when a host stops on a drift with the sessions still open
+        self._process = runner._server.Process(target=_session_child, args=(str(root), child), daemon=True)
         with runner._reaping:
             self._process.start()
         child.close()

@@ -57,6 +57,6 @@ def test_the_unchecked_blocks_are_said_once_with_where_they_are():
         unchecked.add("bash blocks", f"docs/a.md:{line}")
     unchecked.add("blocks whose output is HTML (html=)", "docs/b.md:4")
     assert unchecked.note() == (
-        "fieldnotes left 5 executed blocks to markdown-exec, unchecked: 4 bash blocks (docs/a.md:3, docs/a.md:9, "
-        "docs/a.md:12, ...); 1 blocks whose output is HTML (html=) (docs/b.md:4)."
+        "fieldnotes left 5 executed blocks to markdown-exec, unchecked: bash blocks: 4 (docs/a.md:3, docs/a.md:9, "
+        "docs/a.md:12, ...); blocks whose output is HTML (html=): 1 (docs/b.md:4)."
     )

@@ -1,4 +1,5 @@
-"""An example's time limit bounds its own run (fieldnotes/runner.py): not the wait for the fork server's
+"""A snippet's run in a forked process (fieldnotes/runner.py) as a build gets it, against real `python`
+processes: how it exits, and its time limit, which bounds its own run: not the wait for the fork server's
 first import of torch, nor a child's start (issue 24: under load, `make update-outputs` timed out a quick
 example because `python -m fieldnotes.record` re-imports its main module in every forked child)."""
 
@@ -7,6 +8,8 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from fieldnotes import runner
 
@@ -55,3 +58,14 @@ def test_a_hanging_example_is_still_stopped_at_its_timeout(tmp_path):
     code = "import time\n\nprint('started', flush=True)\ntime.sleep(600)\n"
     out = run_with_a_slow_start(tmp_path, code, 1)
     assert out == "timed out: snippets/example.py did not finish within 1 s and was killed | printed: started\n"
+
+
+@pytest.mark.parametrize("code", ["sys.exit('bye')", "sys.exit(3)", "sys.exit(None)"])
+def test_a_run_exits_and_prints_as_python_does(tmp_path, code):
+    """Catches a forked run whose exit code or printed message differs from a real `python x.py`'s (the
+    oracle): `sys.exit("bye")` prints bye to stderr and exits 1, `sys.exit(3)` exits 3, `sys.exit(None)` 0."""
+    (tmp_path / "x.py").write_text(f"import sys\n{code}\n")
+    python = subprocess.run(
+        [sys.executable, "x.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert runner.run_snippet(tmp_path, "x.py", 60) == runner.Run(python.stdout, python.returncode)

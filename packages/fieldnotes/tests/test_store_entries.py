@@ -106,24 +106,6 @@ def test_memo_computes_once_per_content_and_kind(root):
     assert len(entries(root)) == 3
 
 
-def test_the_readers_store_has_no_prefix_and_the_same_keys(root, monkeypatch):
-    """Catches the tests' reader runs stored as a build's entries (a full build would evict them) or
-    under keys other than the Store's."""
-    monkeypatch.setattr(cache, "environment_fingerprint", lambda: "env")
-    example = Example(root, "snippets/a/x.py")
-    key = cache.key(example)
-    assert key == Store(root, environment="env", prefix="").run_key("snippets/a/x.py")
-    assert cache.key(example, "then") == Store(root, environment="env", prefix="").run_key("snippets/a/x.py", "then")
-    assert cache.content_key(root, "kind", b"c") == Store(root, environment="env", prefix="").content_key("kind", b"c")
-    cache.store(example, Run("1\n", 0))
-    cache.store(example, Run("2\n", 0), "then")
-    assert cache.load(example) == Run("1\n", 0)
-    assert cache.load(example, "then") == Run("2\n", 0)
-    cache.store_data(root, "data", {"v": 1})
-    assert cache.load_data(root, "data") == {"v": 1}
-    assert entries(root) == sorted([f"{key}.json", f"{cache.key(example, 'then')}.json", "data.json"])
-
-
 def test_now_is_on_the_clock_of_the_stores_files(root):
     """Catches a `now()` that is not a file time of the store's folder (a build would evict what it just
     used, or keep what it did not)."""

@@ -64,12 +64,16 @@ class Diagrams:
     execute: bool = True
 
     def key(self, body: str) -> str:
+        """The diagram's drawing key, for a notebook's key; marked "not drawn" unless its drawing is in the
+        store, so that a notebook made while its diagram could not be drawn (a failed run, a build that
+        runs nothing) is never reused once it can be."""
         from fieldnotes.torch import graph_fence
 
         try:
-            return graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
+            key = graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
         except graph_fence.FenceError as error:  # the page's own fence reports it, and fails the build
             return f"not drawn: {error}"
+        return key if self.execute and self.store.load(key) is not None else f"not drawn yet: {key}"
 
     def svg(self, body: str) -> str | None:
         from fieldnotes.torch import graph_fence

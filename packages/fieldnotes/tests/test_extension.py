@@ -1,6 +1,6 @@
 """The Markdown extension (fieldnotes/extension.py) on its own, in plain `markdown.Markdown` with no MkDocs
 build: an executed block is recognised at any indentation, run, compared with its recorded output and
-shown; a drift, a false claim or code that is not a snippet file raises `Problem`, the exception
+shown; a drift, a false claim or a block of code with no recorded output raises `Problem`, the exception
 superfences lets through (a host that runs no plugin, Zensical, stops on it)."""
 
 from __future__ import annotations
@@ -88,5 +88,5 @@ def test_a_false_claim_and_code_in_the_fence_raise(project):
     """Catches a claim left unchecked without MkDocs, and code written in the fence passed unchecked."""
     with pytest.raises(Problem, match="the page claims snippets/one.py prints `three`"):
         convert('# Claims\n\nIt prints `three`{ data-out="one.py" }.\n')
-    with pytest.raises(Problem, match="not a snippet file"):
-        convert('# Inline\n\n```python exec="on"\nprint("inline")\n```\n')
+    with pytest.raises(Problem, match=r"<markdown>:3: block \[\w+\] has no recorded output"):
+        convert('# Inline\n\n```python exec="on" result="text"\nprint("inline")\n```\n')

@@ -1,0 +1,1 @@
+words = ["leaf", "graph", "leaf"]
