@@ -29,6 +29,8 @@ from fieldnotes.cache import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+# The repository the suite's build of the real site links its notebooks in (GitHub Actions sets its own).
+TEST_REPOSITORY = os.environ.get("GITHUB_REPOSITORY") or "fieldnotes-tests/autograd-field-notes"
 
 
 def in_ci() -> bool:
@@ -150,7 +152,9 @@ class RealSite:
             if self._log.exists():  # another worker built it
                 return
             try:
-                result = build_in_a_process(ROOT, self.path)  # in a thread beside the tests: not in this process
+                # in a thread beside the tests: not in this process; with a GitHub repository, as in CI, so
+                # every page with a notebook shows its Open-in-Colab badge (tests/test_colab.py)
+                result = build_in_a_process(ROOT, self.path, env={"GITHUB_REPOSITORY": TEST_REPOSITORY})
                 log, ok = result.stderr, result.returncode == 0
             except Exception as error:  # a timeout, say: the tests waiting for the site must hear of it too
                 log, ok = f"{type(error).__name__}: {error}", False

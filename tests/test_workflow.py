@@ -39,7 +39,13 @@ def test_workflow_runs_the_same_targets_as_ci():
     jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
     runs = {job: [step.get("run") for step in spec["steps"] if "run" in step] for job, spec in jobs.items()}
     assert runs["test"] == ["bash .ci/run"]
-    assert runs["publish"] == ["make build"]
+    assert runs["publish"][0] == "make build"
+    # then the built notebooks go to the branch the Colab badges link (tests/test_colab.py publishes to a
+    # local bare repository as this step does)
+    assert [" ".join(run.split()) for run in runs["publish"][1:]] == [
+        'git config --global --add safe.directory "$PWD" .venv/bin/python -m fieldnotes.features.colab publish '
+        'site \\ "https://x-access-token:${GITHUB_TOKEN}@github.com/${GITHUB_REPOSITORY}.git" --branch notebooks'
+    ]
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     assert {"make test", "make check"} <= set(ci), "CI runs the whole suite and the tooling checks"
     assert "set -euo pipefail" in ci, "a failed target fails CI"

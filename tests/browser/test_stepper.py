@@ -14,7 +14,7 @@ from browser_site import ROOT, WIDTHS
 # The pages whose diagrams show steps, read from the built site, with each stepper's snippet (named by
 # the diagram's title) in the page's order.
 TITLE = re.compile(r'<title id="[^"]+">Autograd graph of [^<]* after (snippets/[^<]+\.py) ran</title>')
-STEPS_LIST = '<ol class="ag-steps">'
+STEPS_LIST = '<ol class="ag-steps"'
 PAGE_BUDGET = 100_000
 
 
@@ -22,7 +22,8 @@ def stepper_pages(built_site) -> dict[str, list[str]]:
     pages = {}
     for html in sorted(built_site.rglob("index.html")):
         text = html.read_text(encoding="utf-8")
-        figures = [part for part in text.split('<figure class="autograd-graph">')[1:] if STEPS_LIST in part.split("</figure>")[0]]
+        parts = text.split('<figure class="autograd-graph" data-search-exclude>')[1:]
+        figures = [part for part in parts if STEPS_LIST in part.split("</figure>")[0]]
         if figures:
             path = "/" + html.parent.relative_to(built_site).as_posix() + "/"
             pages[path.replace("//", "/")] = [TITLE.search(f).group(1) for f in figures]

@@ -12,32 +12,51 @@ import torch.nn as nn
 
 from tests.conftest import ROOT
 from tests.probes._lesson_text import printed_by
-from tests.probes._sentence import assert_on_page, raises
+from tests.probes._sentence import assert_on_page, prose, raises
 
 PAGE = "faq/backward-options.md"
 
 
-def test_inputs_fills_the_listed_tensors_and_no_other():
+def test_inputs_fills_the_listed_tensors_and_no_other_leaf():
     """Sentence: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
-    listed, and of no leaf that is not listed; of the other tensors, only one that called `retain_grad()`
-    and lies between the loss and a listed tensor gets one too.' Counter-cases: a `.grad` set before
-    (added to), a retain_grad() tensor beyond the listed one (not filled) and one between the loss and a
-    listed tensor (filled: the sentence said "no other tensor" before), a leaf not listed."""
-    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not")
+    listed, and of no leaf that is not listed.' Counter-cases: a `.grad` set before (added to), a leaf
+    not listed (left alone), a leaf beyond a listed non-leaf."""
+    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not listed.")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    d = a * 2
+    other = torch.tensor(5.0, requires_grad=True)
+    w = torch.tensor(1.0, requires_grad=True)
+    w.grad = torch.tensor(10.0)
+    (d.sum() * w * other).backward(inputs=[d, w])
+    assert torch.equal(w.grad, torch.tensor(10.0 + 6 * 5))
+    assert d.grad is not None
+    assert a.grad is None and other.grad is None
+
+
+def test_a_retain_grad_tensor_not_listed_gets_a_grad_between_or_beside_a_listed_one():
+    """Sentences: 'A non-leaf that is not listed but called `retain_grad()` can get a `.grad` too: one
+    between the loss and a listed tensor, and one that shares its `grad_fn` with a listed tensor. With
+    `q, k, v = lin(x).chunk(3, -1)` ... listing `q` ... `k.grad` is filled.' The words before ('of the other
+    tensors, only one that called `retain_grad()` and lies between the loss and a listed tensor gets one
+    too') said `k.grad` stays None: this fails on them (issue 42). Counter-case: a retain_grad() tensor
+    beyond the listed one gets none."""
+    assert_on_page(PAGE, "one that shares its `grad_fn` with a listed tensor")
+    assert "lies between the loss and a listed tensor gets one too" not in prose(PAGE)
+    torch.manual_seed(0)
+    lin = nn.Linear(4, 6)
+    q, k, v = lin(torch.randn(2, 4)).chunk(3, -1)
+    k.retain_grad()
+    (q * k * v).sum().backward(inputs=[q])
+    assert k.grad is not None, "k, beside the listed q, got no .grad"
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = a * 2
     b.retain_grad()
     d = b * 3
     e = d * 1
     e.retain_grad()
-    other = torch.tensor(5.0, requires_grad=True)
-    w = torch.tensor(1.0, requires_grad=True)
-    w.grad = torch.tensor(10.0)
-    (e.sum() * w * other).backward(inputs=[d, w])
-    assert torch.equal(w.grad, torch.tensor(10.0 + 3 * 6 * 5))
-    assert d.grad is not None
-    assert torch.equal(e.grad, torch.tensor([5.0, 5.0])), "the retain_grad() tensor between loss and d"
-    assert b.grad is None and a.grad is None and other.grad is None
+    e.sum().backward(inputs=[d])
+    assert torch.equal(e.grad, torch.tensor([1.0, 1.0])), "the retain_grad() tensor between loss and d"
+    assert b.grad is None, "a retain_grad() tensor beyond the listed one"
 
 
 def test_listing_a_non_leaf_makes_it_retain_its_gradient_for_later_passes():

@@ -340,3 +340,34 @@ def test_without_saved_tensor_hooks_the_saved_version_is_checked():
             assert torch.equal(a.grad, torch.zeros(2))  # exp's saved result, now zeros: wrong, and silent
         else:
             assert "modified by an inplace operation" in raises(lambda b=b: b.sum().backward())
+
+
+def test_the_survey_lists_no_method_torch_refuses_with_the_leaf_error():
+    """Snippet: leaf_inplace_methods.py's list under 'raise another error:', which the page shows as
+    torch's behaviour. Oracle: torch's operator database, not the snippet's argument lists: an op_db
+    in-place operator that raises the leaf error on its own first float32 sample must not be listed
+    there, and no listed line is an argument error. The survey printed 'another error: 33' from its own
+    bad arguments before (issue 42: with valid ones, 27 of those raise the leaf error); giving
+    `index_add_` bad arguments again, or listing `addmm_`, makes this fail."""
+    lines = (ROOT / "snippets/faq/leaf_inplace_methods.out").read_text(encoding="utf-8").splitlines()
+    start = lines.index("raise another error:") + 1
+    listed = {}
+    for line in lines[start:]:
+        if not line.startswith("  "):
+            break
+        name, error = line.split(maxsplit=1)
+        listed[name] = error
+    argument_errors = {n: e for n, e in listed.items() if "argument" in e or "dimension" in e}
+    assert not argument_errors, f"the survey called these with arguments torch refuses: {argument_errors}"
+    leaf_error = set()
+    for op, sample in first_samples(lambda t: t):
+        if op.inplace_variant is None or not sample.input.requires_grad:
+            continue
+        try:
+            call(op.inplace_variant, sample)
+        except Exception as error:
+            if "leaf Variable that requires grad" in str(error):
+                leaf_error.add(op.name.split(".")[-1] + "_")
+    assert len(leaf_error) > 100, len(leaf_error)
+    wrong = leaf_error & set(listed)
+    assert not wrong, f"listed under another error, but torch raises the leaf error for them: {wrong}"

@@ -42,6 +42,24 @@ class NotebookPagesConfig(Config):
     Nothing happens without mkdocs-jupyter among the plugins."""
 
 
+class SearchMessagesConfig(Config):
+    enabled = config_options.Type(bool, default=True)
+    """A search entry for each error or warning an example prints that no heading names, linking the
+    example (`fieldnotes.features.message_search`); with mkdocs-material's search plugin."""
+
+
+class ColabConfig(Config):
+    enabled = config_options.Type(bool, default=True)
+    """An "Open in Colab" badge under the heading of each page that offers a notebook
+    (`fieldnotes.features.colab`); shown only where the repository is known."""
+    repository = config_options.Type(str, default="")
+    """OWNER/REPO on GitHub; empty: GitHub Actions' GITHUB_REPOSITORY; neither: no badge."""
+    branch = config_options.Type(str, default="notebooks")
+    """The branch `python -m fieldnotes.features.colab publish` writes the built notebooks to."""
+    versions_page = config_options.Type(str, default="")
+    """A page (its source path) saying what other releases print, linked from the badge's sentence."""
+
+
 class LinksConfig(Config):
     enabled = config_options.Type(bool, default=True)
     """Every internal link and anchor of the written site resolves (external URLs are not fetched)."""
@@ -77,6 +95,8 @@ class FieldNotesConfig(Config):
     """Needs `torch: true`: it asks the installed torch about the names the examples use."""
     notebook_pages = config_options.SubConfig(NotebookPagesConfig)
     links = config_options.SubConfig(LinksConfig)
+    colab = config_options.SubConfig(ColabConfig)
+    search_messages = config_options.SubConfig(SearchMessagesConfig)
     html = config_options.SubConfig(HtmlConfig)
 
 

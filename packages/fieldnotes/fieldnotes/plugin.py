@@ -9,6 +9,8 @@ Its features, each with its options in the plugin's config (`fieldnotes.config`)
   (`fieldnotes.torch.graph_fence`), the versions notes, and the API index page (`api_index`,
   `fieldnotes.torch.api_page`);
 - downloads: every snippet, and each page's examples as a notebook (`fieldnotes.features.downloads`);
+- search entries for the messages the examples print (`search_messages`, `fieldnotes.features.message_search`);
+- an "Open in Colab" badge for each page's notebook (`colab`, `fieldnotes.features.colab`);
 - the notebook pages mkdocs-jupyter renders (`notebook_pages`, `fieldnotes.features.notebook_pages`), executed
   through the scheduler, their kernels forked from its fork server (`fieldnotes.integrations.notebook_runs`);
 - the link check of the written site (`links`, `fieldnotes.checks.links`);
@@ -54,7 +56,9 @@ from fieldnotes.build_state import Build
 from fieldnotes.checks.links import LinkCheck
 from fieldnotes.config import FieldNotesConfig
 from fieldnotes.examples import SNIPPETS_DIR, project_examples
+from fieldnotes.features.colab import Colab, repository
 from fieldnotes.features.downloads import Downloads
+from fieldnotes.features.message_search import MessageSearch
 from fieldnotes.features.page_blocks import PageBlocks
 from fieldnotes.integrations import lazy_imports, search_entries
 from fieldnotes.jobs import Scheduler
@@ -94,6 +98,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         self.versions: VersionsPage | None = None
         self.blocks: PageBlocks | None = None
         self.downloads: Downloads | None = None
+        self.colab: Colab | None = None
+        self.messages: MessageSearch | None = None
         self.api_page: ApiIndexPage | None = None
         self.links: LinkCheck | None = None
         self.notebooks: NotebookPages | None = None
@@ -122,10 +128,16 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.versions = VersionsPage(build)
             self.api_page = ApiIndexPage(build, self.scheduler) if self.config.api_index.enabled else None
         build.block_notes = [self.versions.note] if self.versions is not None else []
-        build.block_ids = self.config.api_index.enabled
+        # the examples' ids: the API index and the message entries link them
+        build.block_ids = self.config.api_index.enabled or self.config.search_messages.enabled
+        self.messages = MessageSearch(build.root) if self.config.search_messages.enabled else None
         self.blocks = PageBlocks(build)
         diagrams = Diagrams(build.store, self.scheduler, self.config.timeout, self.config.execute) if torch else None
         self.downloads = Downloads(build, diagrams)
+        colab = self.config.colab
+        self.colab = None
+        if colab.enabled:
+            self.colab = Colab(repository(colab.repository), colab.branch, colab.versions_page, build.printed_by)
         self.links = LinkCheck(build.store) if self.config.links.enabled else None
         jupyter = config.plugins.get(JUPYTER_PLUGIN)
         self.notebooks = self.notebook_runs = None
@@ -160,6 +172,8 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         search = config.plugins.get(search_entries.SEARCH_PLUGIN)
         if search is not None and search.config.enabled and integrations.tested("mkdocs-material"):
             search_entries.reuse_entries(search, self.build.store)
+            if self.messages is not None:
+                self.messages.extend(search)
 
     @event_priority(50)  # before mkdocs-jupyter turns the notebooks into pages
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -186,6 +200,9 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
         if self.api_page is not None:
             self.api_page.on_files(files, config)
         self.downloads.on_files(files, config, examples)
+        if self.colab is not None:
+            self.colab.notebooks = {**self.downloads.notebooks, **(self.notebooks.ipynb if self.notebooks else {})}
+            self.colab.on_files(files, config)
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
@@ -208,6 +225,11 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
             self.links.on_page_content(page, config)
         if self.notebooks is not None:
             html = self.notebooks.on_page_content(html, page)
+        if self.colab is not None:
+            html = self.colab.on_page_content(html, page, files)
+        parsed = self.build.pages.get(page.file.src_uri)
+        if self.messages is not None and parsed is not None:
+            self.messages.on_page(page, parsed)
         if self.config.html.code_spans:
             html = slim_code_spans(html)  # every page's code, the notebook's cells too
         if self.api_page is not None:

@@ -40,7 +40,12 @@ class Downloads:
                 self.notebooks[page_uri] = notebook_uri
 
     def _notebook(self, page: Page, page_uri: str, site_url: str, docs_dir: Path) -> str:
-        options = {"site_url": site_url, "diagrams": self.diagrams, "docs_dir": docs_dir}
+        options = {
+            "site_url": site_url,
+            "diagrams": self.diagrams,
+            "docs_dir": docs_dir,
+            "printed_by": self.build.printed_by,
+        }
         if self.build.store.reuse:
             return page_notebook_json(self.build.store, page, page_uri, **options)
         import nbformat  # page_notebook_json's own reuse is off with the plugin's `cache: false`

@@ -38,9 +38,14 @@ def page_directory(src_uri: str, use_directory_urls: bool) -> str:
     return posixpath.dirname(src_uri) or "."
 
 
-def to_ipynb(percent_source: str) -> str:
-    """The jupytext percent-format notebook as .ipynb JSON, without outputs."""
+def to_ipynb(percent_source: str, printed_by: str = "") -> str:
+    """The jupytext percent-format notebook as .ipynb JSON, without outputs; given `printed_by` ("torch
+    2.13.0"), a first cell says that it printed the page's outputs."""
     notebook = jupytext.reads(percent_source, fmt="py:percent")
+    if printed_by:
+        note = f"*The outputs on this notebook's page were printed by {printed_by}; another release may print "
+        note += "differently.*"
+        notebook.cells.insert(0, jupytext.reads(note, fmt="md").cells[0])
     for number, cell in enumerate(notebook.cells, start=1):
         cell.id = f"cell-{number}"  # jupytext's are random: the same notebook must give the same file
     return jupytext.writes(notebook, fmt="ipynb")
@@ -50,10 +55,14 @@ class NotebookPages:
     def __init__(self, build: Build, jupyter_plugin) -> None:
         self.build = build
         self.jupyter = jupyter_plugin
+        self.ipynb: dict[str, str] = {}
+        """A notebook page's source -> its .ipynb download's path in the site."""
 
     def _ipynb(self, percent_source: str) -> str:
-        convert = lambda: {"ipynb": to_ipynb(percent_source)}  # noqa: E731
-        return self.build.store.memo(f"notebook ipynb {_CODE}", percent_source.encode(), convert)["ipynb"]
+        printed_by = self.build.printed_by
+        convert = lambda: {"ipynb": to_ipynb(percent_source, printed_by)}  # noqa: E731
+        key = f"{printed_by}\0{percent_source}".encode()
+        return self.build.store.memo(f"notebook ipynb {_CODE}", key, convert)["ipynb"]
 
     def on_files(self, files, config):
         """Before mkdocs-jupyter turns each notebook into a page: its two downloads."""
@@ -65,6 +74,7 @@ class NotebookPages:
             source = file.content_string
             files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
             files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=self._ipynb(source)))
+            self.ipynb[file.src_uri] = f"{directory}/{stem}.ipynb"
 
     def on_page_content(self, html, page):
         if not self.jupyter.should_include(page.file):

@@ -64,12 +64,16 @@ class Diagrams:
     execute: bool = True
 
     def key(self, body: str) -> str:
+        """The diagram's drawing key, for a notebook's key; marked "not drawn" unless its drawing is in the
+        store, so that a notebook made while its diagram could not be drawn (a failed run, a build that
+        runs nothing) is never reused once it can be."""
         from fieldnotes.torch import graph_fence
 
         try:
-            return graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
+            key = graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
         except graph_fence.FenceError as error:  # the page's own fence reports it, and fails the build
             return f"not drawn: {error}"
+        return key if self.execute and self.store.load(key) is not None else f"not drawn yet: {key}"
 
     def svg(self, body: str) -> str | None:
         from fieldnotes.torch import graph_fence
@@ -91,12 +95,13 @@ def page_notebook_json(
     site_url: str = "",
     diagrams: Diagrams | None = None,
     docs_dir: Path | None = None,
+    printed_by: str = "",
 ) -> str:
     """page_notebook() as .ipynb JSON. Reused while the page, its snippets, their recorded outputs, the
     helpers they import, the files it includes, its diagrams' drawing keys and this module are
     unchanged: making and validating it (nbformat) cost every rebuild a tenth of a second."""
     root = store.root
-    parts = [page_url, page.markdown, site_url]
+    parts = [page_url, page.markdown, site_url, printed_by]
     for snippet in page.snippets:
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
         parts += [(root / helper).read_text(encoding="utf-8") for helper in Example(root, snippet).helpers]
@@ -108,7 +113,9 @@ def page_notebook_json(
     def write() -> dict:
         import nbformat
 
-        notebook = page_notebook(page, root, page_url, site_url=site_url, diagrams=diagrams, docs_dir=docs_dir)
+        notebook = page_notebook(
+            page, root, page_url, site_url=site_url, diagrams=diagrams, docs_dir=docs_dir, printed_by=printed_by
+        )
         return {"ipynb": nbformat.writes(notebook)}
 
     return store.memo(f"page notebook {_CODE_DIGEST}", "\0".join(parts).encode(), write)["ipynb"]
@@ -122,10 +129,12 @@ def page_notebook(
     site_url: str = "",
     diagrams: Diagrams | None = None,
     docs_dir: Path | None = None,
+    printed_by: str = "",
 ) -> nbformat.NotebookNode:
     """The notebook. Links to other pages go to `site_url`'s pages, or to their file names without one;
     diagrams are drawn by `diagrams`, or shown as their caption without it. `docs_dir` is the site's docs
-    folder (MkDocs' `docs_dir`; `root/docs` if not given), where a linked `.py` or `.ipynb` may be a page."""
+    folder (MkDocs' `docs_dir`; `root/docs` if not given), where a linked `.py` or `.ipynb` may be a page.
+    `printed_by` ("torch 2.13.0"), if given, is named in the first cell as what printed the page's outputs."""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
     prose = _Prose(root, page_url, site_url, diagrams, docs_dir or root / "docs")
@@ -134,7 +143,8 @@ def page_notebook(
     cells = [
         new_markdown_cell(
             f"*The examples of {prose.page_link(page_url)}, in page order. Each code cell is one file of the "
-            f"site's `{SNIPPETS_DIR}/` folder; the outputs on the page were printed by running exactly these.*"
+            f"site's `{SNIPPETS_DIR}/` folder; the outputs on the page were printed by running exactly these"
+            + (f", under {printed_by}. Another release may print differently.*" if printed_by else ".*")
         )
     ]
     position = front_matter.end() if front_matter else 0

@@ -195,14 +195,17 @@ def start(store: Store, scheduler: Scheduler, timeout: float, pages: Iterable[Pa
 
 
 def render(spec: Spec, svg: str, steps_html: str = "") -> str:
-    """The figure: the diagram, its caption, and the steps of the backward pass under it, if any."""
+    """The figure: the diagram, its caption, and the steps of the backward pass under it, if any. Out of
+    the site's search (`data-search-exclude`): every diagram's description starts with the same legend,
+    which named AccumulateGrad and next_functions on every page with a diagram, and so took those
+    queries from the page that teaches them."""
     caption = ""
     if spec.caption:
         text = re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(spec.caption))
         caption = f"\n<figcaption>{text}</figcaption>"
     if steps_html:
         steps_html = f"\n{steps_html}"
-    return f'<figure class="{FENCE_NAME}">\n{svg}{caption}{steps_html}\n</figure>'
+    return f'<figure class="{FENCE_NAME}" data-search-exclude>\n{svg}{caption}{steps_html}\n</figure>'
 
 
 def error_block(message: str) -> str:

@@ -89,7 +89,7 @@ def render(steps: list[dict], boxes: Mapping[str, str]) -> str:
         if edges:
             attrs += f' data-edges="{" ".join(edges)}"'
         items.append(f"<li{attrs}>{escape(step['text'])}</li>")
-    return '<ol class="ag-steps">\n' + "\n".join(items) + "\n</ol>"
+    return '<ol class="ag-steps" data-search-exclude>\n' + "\n".join(items) + "\n</ol>"
 
 
 def diagram_snippets(root: Path) -> list[str]:

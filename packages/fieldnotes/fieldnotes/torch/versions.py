@@ -91,14 +91,25 @@ def verdict(root: Path, report: dict, snippet: str) -> Verdict:
 
 
 def note_html(verdicts: Verdicts, snippet: str, versions_url: str) -> str:
-    """Beside an example's output: the torches of the reports under which it prints differently, with
-    the diffs; one note for the torches whose verdicts have the same words (a line of the page each)."""
+    """Beside an example's output: the torches of the reports under which it prints differently. A
+    behaviour change gets a folded note with its diffs, one for the torches whose verdicts have the same
+    words; a drift of torch's C++ source lines alone gets one line and no diff, since the diff would
+    repeat the whole warning to show a line number."""
     by_words: dict[str, list[Verdict]] = {}
+    moved_only: list[Verdict] = []
     for report in verdicts.reports:
         found = verdicts.of(report, snippet)
-        if found.status in ("source-location", "behaviour"):
+        if found.status == "behaviour":
             by_words.setdefault(found.words, []).append(found)
+        elif found.status == "source-location":
+            moved_only.append(found)
     notes = []
+    if moved_only:
+        torches = " and ".join(html.escape(v.torch) for v in moved_only)
+        notes.append(
+            f'<p class="fieldnotes-version">Same under torch {torches}; only torch\'s source line differs '
+            f'(<a href="{versions_url}">Torch versions</a>).</p>'
+        )
     for words, found in by_words.items():
         torches = " and ".join(html.escape(v.torch) for v in found)
         diffs = "".join(f"<pre><code>{html.escape(v.diff)}</code></pre>" for v in found)

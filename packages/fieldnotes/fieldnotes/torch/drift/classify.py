@@ -135,8 +135,9 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
     for snippet, steps in collected.get("steps", {}).items():
         path = root / recorded_steps_path(snippet)
         recorded = path.read_text(encoding="utf-8") if path.exists() else ""
-        labels = (f"{recorded_steps_path(snippet)} (recorded)", f"{snippet}'s backward pass (torch {collected['torch']})")
-        drifts.append(classify(recorded_steps_path(snippet), recorded, steps, raised=False, reference_raised=False, labels=labels))
+        name = recorded_steps_path(snippet)
+        labels = (f"{name} (recorded)", f"{snippet}'s backward pass (torch {collected['torch']})")
+        drifts.append(classify(name, recorded, steps, raised=False, reference_raised=False, labels=labels))
     exercise = collected.get("exercise")
     if exercise is not None and exercise_reference is not None:
         drifts.append(
