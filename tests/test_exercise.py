@@ -26,6 +26,7 @@ from html.parser import HTMLParser
 import jupytext
 import nbformat
 import pytest
+import torch
 from bs4 import BeautifulSoup
 from mkdocs.utils.yaml import yaml_load
 from nbclient import NotebookClient
@@ -148,13 +149,18 @@ def test_answer_is_folded(page_html):
 
 
 def test_downloads_are_the_notebook_as_py_and_ipynb(built_site, parsed_page):
+    """The .py is the notebook's file; the .ipynb holds its cells after one first cell that names the
+    torch which printed the page. Catches a download dropped, a cell lost or reordered in conversion,
+    and a first cell naming another torch than the one installed."""
     assert sorted(parsed_page.downloads) == ["vanishing_gradients.ipynb", "vanishing_gradients.py"]
     folder = (built_site / PAGE).parent
     assert (folder / "vanishing_gradients.py").read_bytes() == NOTEBOOK.read_bytes()
     downloaded = nbformat.reads((folder / "vanishing_gradients.ipynb").read_text(), as_version=4)
     nbformat.validate(downloaded)
     source = jupytext.read(NOTEBOOK)
-    assert [c.source for c in downloaded.cells] == [c.source for c in source.cells]
+    first, *cells = downloaded.cells
+    assert f"printed by torch {torch.__version__};" in first.source
+    assert [c.source for c in cells] == [c.source for c in source.cells]
     assert downloaded.metadata.kernelspec.name == "python3"
 
 

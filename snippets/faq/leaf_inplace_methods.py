@@ -81,7 +81,7 @@ print(f"in-place methods tried: {len(names)}")
 print(f"raise the leaf error:   {len(raised)}")
 print("raise another error:")
 for name, error in other:
-    print(f"  {name:<13} {error}")
+    print(f"  {name}\n      {error}")
 print("change the leaf, no error:")
 for name, leaf in changed:
     print(f"  {name:<13} still a leaf: {leaf}")

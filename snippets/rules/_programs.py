@@ -689,7 +689,7 @@ CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
         and any(v.line.kind == "view" and v.line.grad_mode and v.line.inputs[0] == s.line.target for v in run.before(s))
         for s in run.steps
     ),
-    "backward(inputs=...) listing an output of chunk() whose sibling retains its grad": lambda run: any(
+    "backward(inputs=...) listing a chunk() output whose sibling retains grad": lambda run: any(
         s.line.kind == "backward"
         and not s.error
         and any(

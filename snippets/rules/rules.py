@@ -268,7 +268,7 @@ def who_gets_a_grad_from_backward(run: Run):
     - a view taken under no_grad()
     - a view taken before its base required grad
     - requires_grad_()
-    - backward(inputs=...) listing an output of chunk() whose sibling retains its grad
+    - backward(inputs=...) listing a chunk() output whose sibling retains grad
     """
     for step in run.steps:
         if step.line.kind != "backward" or step.error:

@@ -21,7 +21,9 @@ def test_inputs_fills_the_listed_tensors_and_no_other_leaf():
     """Sentence: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
     listed, and of no leaf that is not listed.' Counter-cases: a `.grad` set before (added to), a leaf
     not listed (left alone), a leaf beyond a listed non-leaf."""
-    assert_on_page(PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not listed.")
+    assert_on_page(
+        PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not listed."
+    )
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     d = a * 2
     other = torch.tensor(5.0, requires_grad=True)

@@ -56,7 +56,7 @@ class Build:
 
     @classmethod
     def of(cls, config_file: str, config: FieldNotesConfig, dirty: bool = False) -> Build:
-        root = Path(config_file).parent
+        root = Path(config_file).resolve().parent  # ProperDocs gives the path as typed: "mkdocs.yml"
         store = Store(root, reuse=config.cache)
         printed_by = f"torch {torch_version()}" if config.torch else f"Python {platform.python_version()}"
         settings = Path(config_file).read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
-"""The claim check (fieldnotes/claims.py, which the Markdown extension runs on each page): a page's `text`{ data-out="x.py" } is compared
-with x.py's recorded output, in-process on the HTML the page renders to. Each expected warning is written
-out here (issue 33)."""
+"""The claim check (fieldnotes/claims.py, which the Markdown extension runs on each page): a page's
+`text`{ data-out="x.py" } is compared with x.py's recorded output, in-process on the HTML the page renders
+to. Each expected warning is written out here (issue 33)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,9 @@ TINYBUILD = Path(__file__).parent / "tinybuild"
 # plugin: the engine runs there as the Markdown extension mkdocs.yml lists (fieldnotes.extension).
 HOSTS = {
     "mkdocs": [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"],
-    "properdocs": [sys.executable, "-m", "properdocs", "build", "--strict", "--site-dir", "site"],
+    # `-f mkdocs.yml`: ProperDocs hands the plugin that path as typed, relative (snippet paths in messages
+    # and title links came out absolute, and the links broken, until the engine resolved it).
+    "properdocs": [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", "site"],
     "zensical": [str(Path(sys.executable).with_name("zensical")), "build", "--strict", "--clean"],
 }
 PLUGIN_HOSTS = ["mkdocs", "properdocs"]
