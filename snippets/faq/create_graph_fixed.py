@@ -3,7 +3,8 @@ import warnings
 import torch
 import torch.nn as nn
 
-torch.set_warn_always(True)  # warn at every call, not once per process
+# warn at every call, not once per process
+torch.set_warn_always(True)
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
 x = torch.randn(8, 3, requires_grad=True)
