@@ -260,8 +260,9 @@ def test_in_place_operators_of_op_db_that_change_a_leaf_without_the_error_are_li
 
 def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
     """Sentence: 'Some in-place operations are refused at once, at the in-place line: `resize_()` of any
-    tensor that requires grad, outside inference mode'. Counter-cases: a leaf and an intermediate, resized to their own shape,
-    with grad mode on and under no_grad(); a tensor that does not require grad takes it. Before: without
+    tensor that requires grad, outside inference mode'. Counter-cases: a leaf and an intermediate, resized
+    to their own shape, with grad mode on and under no_grad(); a tensor that does not require grad takes
+    it. Before: without
     'outside inference mode', which `inference_mode()` breaks (reader 4, L6: the leaf takes it there).
     (The words before that said only views were refused at once.)"""
     assert_on_page(

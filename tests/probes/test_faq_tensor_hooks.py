@@ -109,7 +109,9 @@ def test_autograd_grad_raises_when_no_gradient_flows_to_a_listed_tensor():
     it no gradient', a list a third case breaks (cut, issue 42): a view taken under `no_grad()`, used by
     the loss, which no gradient reaches. Counter-cases: that view, input data in the graph (raises), a
     tensor on the path of a Function returning None (raises), and allow_unused=True (None, no error)."""
-    assert_on_page(PAGE, "By default, `autograd.grad` raises when no gradient flows to one of the tensors you ask about")
+    assert_on_page(
+        PAGE, "By default, `autograd.grad` raises when no gradient flows to one of the tensors you ask about"
+    )
     assert "or only through an operation that gives it no gradient" not in prose(PAGE)
     w = torch.randn(4, requires_grad=True)
     with torch.no_grad():
