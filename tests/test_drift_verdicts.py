@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from fieldnotes.torch.drift.classify import (
-    EXERCISE,
     Drift,
     behaviour_changes,
     classify,
@@ -23,6 +22,8 @@ from fieldnotes.torch.drift.classify import (
 )
 
 LOCATED = "w.py:2: UserWarning: old (Triggered internally at /src/aten/TensorBody.h:493.)\n"
+
+EXERCISE = "docs/exercise/vanishing_gradients.py"  # the notebook a report runs (the versions option)
 
 
 def test_a_source_location_only_drift_keeps_its_diff_and_name():
@@ -125,7 +126,9 @@ def collected(root: Path) -> dict:
             "snippets/slow.py": {**run, "output": "stopped\n", "exit_code": -1, "timed_out": True},
             "snippets/last.py": {**run, "output": "x = 2\nerror: b\n", "exit_code": 0},
         },
-        "exercise": {"output": "ratio 0.5\n", "exit_code": 0, "torch": "2.99.0+cpu", "content_key": "e"},
+        "exercise": {
+            "output": "ratio 0.5\n", "exit_code": 0, "torch": "2.99.0+cpu", "content_key": "e", "path": EXERCISE
+        },
     }
 
 
