@@ -4,6 +4,8 @@ tensors, a write through .data, every public nn.init function."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 import torch.nn as nn
@@ -351,14 +353,9 @@ def test_the_survey_lists_no_method_torch_refuses_with_the_leaf_error():
     `index_add_` bad arguments again, or listing `addmm_`, makes this fail."""
     lines = (ROOT / "snippets/faq/leaf_inplace_methods.out").read_text(encoding="utf-8").splitlines()
     start = lines.index("raise another error:") + 1
-    listed = {}
-    for line in lines[start:]:
-        if not line.startswith("  "):
-            break
-        if line.startswith("      "):  # the message, under its method's name
-            listed[name] = line.strip()
-        else:
-            name = line.strip()
+    listed_lines = list(itertools.takewhile(lambda line: line.startswith("  "), lines[start:]))
+    # each method's name, then its message under it
+    listed = {name.strip(): error.strip() for name, error in zip(*[iter(listed_lines)] * 2, strict=True)}
     argument_errors = {n: e for n, e in listed.items() if "argument" in e or "dimension" in e}
     assert not argument_errors, f"the survey called these with arguments torch refuses: {argument_errors}"
     leaf_error = set()
