@@ -15,7 +15,8 @@ import pytest
 from pytest_examples import CodeExample, EvalExample, find_examples
 
 from fieldnotes import blocks
-from fieldnotes.examples import SNIPPETS_DIR, project_examples
+from fieldnotes.config import snippets_dir
+from fieldnotes.examples import project_examples
 from tests.conftest import ROOT
 
 BLOCKS = [b for b in find_examples(ROOT / "docs") if b.path.suffix == ".md"]
@@ -35,7 +36,7 @@ def included_snippet(block: CodeExample) -> str:
     match = INCLUDE.match(lines[0]) if len(lines) == 1 else None
     if match is None:
         pytest.fail(f'{where(block)}: the block must hold exactly one line, --8<-- "NAME.py" (no inline code)', False)
-    snippet = f"{SNIPPETS_DIR}/{match['path']}"
+    snippet = f"{snippets_dir(ROOT)}/{match['path']}"
     if not (ROOT / snippet).is_file():
         pytest.fail(f"{where(block)}: includes {snippet}, which does not exist", pytrace=False)
     if settings.get("title", snippet) != snippet:  # without one, the build titles it so
@@ -56,7 +57,7 @@ def test_block_includes_one_snippet_that_lints(block: CodeExample, eval_example:
 
 def test_every_snippet_is_shown_on_a_page():
     includes = [INCLUDE.match(b.source.strip()) for b in BLOCKS]
-    shown = {f"{SNIPPETS_DIR}/{match['path']}" for match in includes if match}
+    shown = {f"{snippets_dir(ROOT)}/{match['path']}" for match in includes if match}
     orphans = {e.snippet for e in project_examples(ROOT)} - shown
     assert not orphans, f"snippets no page includes (delete them or show them): {sorted(orphans)}"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fieldnotes import blocks, runner
-from fieldnotes.config import docs_dir, project_config
+from fieldnotes.config import docs_dir, project_config, snippets_dir
 from fieldnotes.examples import Example
 from fieldnotes.jobs import Scheduler, preload
 
@@ -18,7 +18,7 @@ def time_limits(root: Path) -> dict[str, float]:
     default = project_config(root).timeout
     limits: dict[str, float] = {}
     for page in sorted((root / docs_dir(root)).rglob("*.md")):
-        for block in blocks.parse(page.read_text(encoding="utf-8")).blocks:
+        for block in blocks.parse(page.read_text(encoding="utf-8"), snippets_dir(root)).blocks:
             limit = block.timeout if block.timeout is not None else default
             limits[block.snippet] = max(limit, limits.get(block.snippet, 0.0))
     return limits

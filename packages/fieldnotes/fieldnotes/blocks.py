@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pymdownx.superfences import RE_OPTIONS
 
-from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.config import DEFAULT_SNIPPETS
 
 _FENCE = re.compile(
     r"^(?P<indent>[ \t]*)```python(?P<options>[ \t][^\n]*)\n"
@@ -91,14 +91,15 @@ def executes(options: dict[str, str]) -> bool:
     return options.get("exec", "").lower() not in _OFF
 
 
-def parse(markdown: str) -> Page:
-    """The page's executed blocks and diagram fences, in page order."""
+def parse(markdown: str, snippets: str = DEFAULT_SNIPPETS) -> Page:
+    """The page's executed blocks and diagram fences, in page order; `snippets` is the folder its includes
+    are read from (`fieldnotes.config.snippets_dir`)."""
     found = []
     for match in _FENCE.finditer(markdown):
         options = options_of(match["options"])
         if executes(options):
             line = markdown.count("\n", 0, match.start()) + 2
-            snippet = f"{SNIPPETS_DIR}/{match['snippet']}"
+            snippet = f"{snippets}/{match['snippet']}"
             found.append(Block(snippet, options, line, match.start(), match.end()))
     diagrams = [diagram_body(fence) for fence in DIAGRAM_FENCE.finditer(markdown)]
     return Page(markdown, found, diagrams)

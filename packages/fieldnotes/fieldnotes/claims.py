@@ -8,7 +8,8 @@ import html
 import re
 from pathlib import Path
 
-from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.config import snippets_dir
+from fieldnotes.examples import Example
 
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
 
@@ -18,7 +19,7 @@ def false_claims(html_text: str, root: Path, page_path: str, source: str) -> lis
     (the page's source, front matter included)."""
     problems = []
     for claim in _CLAIM.finditer(html_text):
-        example = Example(root, f"{SNIPPETS_DIR}/{claim['snippet']}")
+        example = Example(root, f"{snippets_dir(root)}/{claim['snippet']}")
         text = html.unescape(claim["text"])
         recorded = example.recorded()
         if recorded is None or text not in recorded:

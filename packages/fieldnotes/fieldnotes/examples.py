@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldnotes.config import snippets_dir
 from fieldnotes.runner import Run
 
-SNIPPETS_DIR = "snippets"
 RECORD_COMMAND = "python -m fieldnotes.record {snippet}"
 _HELPER_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+(_\w+)", re.MULTILINE)
 
@@ -64,7 +64,7 @@ class Example:
 
 def project_examples(root: Path) -> list[Example]:
     """Every snippet of the project; files starting with `_` are helpers, not examples."""
-    files = sorted((root / SNIPPETS_DIR).rglob("*.py"))
+    files = sorted((root / snippets_dir(root)).rglob("*.py"))
     return [Example(root, str(f.relative_to(root))) for f in files if not f.name.startswith("_")]
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from fieldnotes import runner
-from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.config import snippets_dir
 
 T = TypeVar("T")
 FIRST = float("inf")
@@ -37,7 +37,7 @@ def preload(root: Path, torch: bool) -> tuple[str, ...]:
     under snippets/ imports it. A project whose examples never import torch would pay for its import at
     each build that runs one, for nothing."""
     if torch and any(
-        _IMPORTS_TORCH.search(path.read_text(encoding="utf-8")) for path in (root / SNIPPETS_DIR).rglob("*.py")
+        _IMPORTS_TORCH.search(path.read_text(encoding="utf-8")) for path in (root / snippets_dir(root)).rglob("*.py")
     ):
         return ("torch",)
     return ()

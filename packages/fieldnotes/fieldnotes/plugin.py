@@ -38,8 +38,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 
 from fieldnotes import features, integrations
 from fieldnotes.build_state import Build
-from fieldnotes.config import FieldNotesConfig
-from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.config import FieldNotesConfig, snippets_dir
 from fieldnotes.integrations import lazy_imports
 
 if TYPE_CHECKING:
@@ -132,5 +131,5 @@ class FieldNotesPlugin(BasePlugin[FieldNotesConfig]):
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         # mkdocs serve watches docs/ only; an edited snippet or recorded output must rebuild too.
-        server.watch(str(self.build.root / SNIPPETS_DIR))
+        server.watch(str(self.build.root / snippets_dir(self.build.root)))
         return server

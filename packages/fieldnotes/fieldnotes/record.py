@@ -14,8 +14,8 @@ from pathlib import Path
 from fieldnotes import runner
 from fieldnotes.batch import run_examples
 from fieldnotes.code_blocks import record_pages
-from fieldnotes.config import docs_dir, project_config
-from fieldnotes.examples import SNIPPETS_DIR, project_examples
+from fieldnotes.config import docs_dir, project_config, snippets_dir
+from fieldnotes.examples import project_examples
 
 RECORDERS = "fieldnotes.recorders"
 """The entry-point group of what else a recording writes: each a callable given the project's folder
@@ -67,7 +67,7 @@ def main(root: Path, only: list[str]) -> int:
         print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
     for recorder in recorders:
         failed = recorder.finish(all_examples) or failed
-    orphans = set((root / SNIPPETS_DIR).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
+    orphans = set((root / snippets_dir(root)).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     if not only or pages_only:  # the pages' blocks of code, recorded beside each page (page.md.out)

@@ -33,7 +33,7 @@ def built(folder: Path, host: str, *, broken: bool) -> tuple[Path, subprocess.Co
     project = folder / "tinybuild"
     shutil.copytree(TINYBUILD, project, ignore=shutil.ignore_patterns(".cache", "site"))
     if broken:
-        (project / "snippets" / "text" / "reverse.out").write_text("fieldnotes checks every output\n")
+        (project / "examples" / "text" / "reverse.out").write_text("fieldnotes checks every output\n")
         page = project / "docs" / "index.md"
         page.write_text(page.read_text().replace("`the`{", "`cat`{"))
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -53,16 +53,17 @@ def broken_build(request, tmp_path_factory):
 
 def test_the_build_shows_each_snippets_output_with_its_download(good_build, request):
     """Catches a host under which the blocks are not run or not shown, the engine needing torch (not
-    installed here), or a snippet's download link missing; under the plugin's hosts, its file too (Zensical
+    installed here), a snippet's download link missing, or the examples looked for in `snippets/` rather
+    than the folder pymdownx.snippets' base_path names; under the plugin's hosts, its file too (Zensical
     runs no plugin: ARCHITECTURE.md lists what it lacks)."""
     project, result = good_build
     assert result.returncode == 0, result.stderr
     page = (project / "site" / "index.html").read_text()
     assert ">the 3\nand 2\n</code>" in page
     assert ">output every checks fieldnotes\n</code>" in page
-    assert '<a href="snippets/text/count.py" download>snippets/text/count.py</a>' in page
+    assert '<a href="examples/text/count.py" download>examples/text/count.py</a>' in page
     if request.node.callspec.params["good_build"] in PLUGIN_HOSTS:
-        assert (project / "site" / "snippets" / "text" / "reverse.py").is_file()
+        assert (project / "site" / "examples" / "text" / "reverse.py").is_file()
 
 
 def test_a_drift_fails_the_build_naming_the_page_and_the_diff(broken_build):
@@ -71,11 +72,11 @@ def test_a_drift_fails_the_build_naming_the_page_and_the_diff(broken_build):
     project, result = broken_build
     assert result.returncode != 0
     line = (TINYBUILD / "docs" / "index.md").read_text().splitlines().index('--8<-- "text/reverse.py"') + 1
-    drifted = f"docs/index.md:{line}: snippets/text/reverse.py printed something other than its recorded output"
+    drifted = f"docs/index.md:{line}: examples/text/reverse.py printed something other than its recorded output"
     assert drifted in result.stderr
     assert "-fieldnotes checks every output\n" in result.stderr and "+output every checks fieldnotes" in result.stderr
     assert "(printed by Python 3." in result.stderr
-    assert "re-record it with: python -m fieldnotes.record snippets/text/reverse.py, and review" in result.stderr
+    assert "re-record it with: python -m fieldnotes.record examples/text/reverse.py, and review" in result.stderr
 
 
 @pytest.mark.parametrize("broken_build", PLUGIN_HOSTS, indirect=True)
@@ -86,7 +87,7 @@ def test_a_false_claim_fails_the_build(broken_build):
     _, result = broken_build
     claim = next((line for line in result.stderr.splitlines() if "the page claims" in line), "")
     assert claim.startswith("WARNING -  fieldnotes: ")
-    assert "the page claims snippets/text/count.py prints `cat`" in claim
+    assert "the page claims examples/text/count.py prints `cat`" in claim
 
 
 def test_this_environment_has_no_torch():

@@ -11,7 +11,7 @@ from mkdocs.structure.files import File
 
 from fieldnotes.blocks import Page
 from fieldnotes.build_state import Build
-from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.config import snippets_dir
 from fieldnotes.features import Feature
 from fieldnotes.render.page_notebook import page_notebook, page_notebook_json
 
@@ -28,7 +28,7 @@ class Downloads(Feature):
         root = self.build.root
         for example in self.build.examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(root / example.snippet)))
-        for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
+        for helper in sorted((root / snippets_dir(root)).rglob("_*.py")):  # what a snippet imports, downloadable too
             uri = helper.relative_to(root).as_posix()
             files.append(File.generated(config, uri, abs_src_path=str(helper)))
         for page_uri, page in self.build.pages.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from fieldnotes import blocks
 from fieldnotes.build_state import Build
+from fieldnotes.config import snippets_dir
 from fieldnotes.examples import project_examples
 from fieldnotes.features import Feature
 from fieldnotes.runs import run_order
@@ -26,7 +27,9 @@ class PageFiles(Feature):
     def on_files(self, files, config) -> None:
         for recorded in [f for f in files if f.src_uri.endswith(".md.out")]:
             files.remove(recorded)
-        self.build.pages = {page.src_uri: blocks.parse(page.content_string) for page in files.documentation_pages()}
+        snippets = snippets_dir(self.build.root)
+        pages = files.documentation_pages()
+        self.build.pages = {page.src_uri: blocks.parse(page.content_string, snippets) for page in pages}
         self.build.examples = project_examples(self.build.root)
 
 

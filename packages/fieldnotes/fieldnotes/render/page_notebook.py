@@ -21,7 +21,8 @@ from urllib.parse import urljoin
 
 from fieldnotes import cache
 from fieldnotes.blocks import DIAGRAM_FENCE, Page, diagram_body
-from fieldnotes.examples import SNIPPETS_DIR, Example
+from fieldnotes.config import snippets_dir
+from fieldnotes.examples import Example
 
 if TYPE_CHECKING:
     import nbformat
@@ -83,7 +84,7 @@ def page_notebook_json(
         parts += [(root / snippet).read_text(encoding="utf-8"), Example(root, snippet).recorded() or ""]
         parts += [(root / helper).read_text(encoding="utf-8") for helper in Example(root, snippet).helpers]
     for include in _INCLUDE.finditer(page.markdown):
-        parts.append(_read(root / SNIPPETS_DIR / include["path"]))
+        parts.append(_read(root / snippets_dir(root) / include["path"]))
     for body in page.diagrams:
         parts.append(diagrams.key(body) if diagrams else "no diagrams")
 
@@ -120,7 +121,7 @@ def page_notebook(
     cells = [
         new_markdown_cell(
             f"*The examples of {prose.page_link(page_url)}, in page order. Each code cell is one file of the "
-            f"site's `{SNIPPETS_DIR}/` folder; the outputs on the page were printed by running exactly these"
+            f"site's `{snippets_dir(root)}/` folder; the outputs on the page were printed by running exactly these"
             + (f", under {printed_by}. Another release may print differently.*" if printed_by else ".*")
         )
     ]
@@ -173,7 +174,7 @@ class _Prose:
         """`--8<-- "file:section"` lines as the section's text (as pymdownx.snippets shows it)."""
 
         def include(match: re.Match) -> str:
-            lines = _read(self.root / SNIPPETS_DIR / match["path"]).splitlines()
+            lines = _read(self.root / snippets_dir(self.root) / match["path"]).splitlines()
             if match["section"]:
                 start, end = f"--8<-- [start:{match['section']}]", f"--8<-- [end:{match['section']}]"
                 inside = [i for i, line in enumerate(lines) if line.strip() in (start, end)]

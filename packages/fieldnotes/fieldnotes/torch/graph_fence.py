@@ -39,7 +39,8 @@ from mkdocs.plugins import get_plugin_logger
 from fieldnotes import cache, jobs, runner
 from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
-from fieldnotes.examples import RECORD_COMMAND, SNIPPETS_DIR
+from fieldnotes.config import snippets_dir
+from fieldnotes.examples import RECORD_COMMAND
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch import graph, steps
 from fieldnotes.torch.graph import protocol
@@ -95,13 +96,12 @@ def parse(source: str, root: Path) -> Spec:
             raise FenceError(
                 f"the fence has no `{required}:` line (e.g. `snippet: topic/example.py`, `tensors: a b c`)"
             )
-    snippet = values["snippet"]
-    if not snippet.startswith(f"{SNIPPETS_DIR}/"):
-        snippet = f"{SNIPPETS_DIR}/{snippet}"
-    snippets_dir = (root / SNIPPETS_DIR).resolve()
+    snippet, folder = values["snippet"], snippets_dir(root)
+    if not snippet.startswith(f"{folder}/"):
+        snippet = f"{folder}/{snippet}"
     path = (root / snippet).resolve()
-    if not path.is_relative_to(snippets_dir) or path.suffix != ".py":
-        raise FenceError(f"`snippet: {values['snippet']}` is not a .py file under {SNIPPETS_DIR}/")
+    if not path.is_relative_to((root / folder).resolve()) or path.suffix != ".py":
+        raise FenceError(f"`snippet: {values['snippet']}` is not a .py file under {folder}/")
     if not path.is_file():
         raise FenceError(f"{snippet} does not exist")
     tensors = tuple(t for t in re.split(r"[\s,]+", values["tensors"]) if t)

@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 from fieldnotes import runner
-from fieldnotes.examples import SNIPPETS_DIR, Example, torch_version
+from fieldnotes.config import snippets_dir
+from fieldnotes.examples import Example, torch_version
 
-MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
-"""Beside the outputs: for each recorded output, the torch that printed it last."""
+MANIFEST = "recorded-with.json"
+"""In the snippets folder, beside the outputs: for each recorded output, the torch that printed it last."""
 
 
 def recorder(root: Path, only: list[str], config) -> TorchRecording | None:
@@ -62,7 +63,7 @@ def record_steps(root: Path, only: list[str]) -> bool:
 
 
 def read_manifest(root: Path) -> dict[str, str]:
-    path = root / MANIFEST
+    path = root / snippets_dir(root) / MANIFEST
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
@@ -70,6 +71,6 @@ def write_manifest(root: Path, recorded_with: dict[str, str], outputs: set[str])
     """Merge this run's entries into the manifest, dropping outputs whose snippet is gone."""
     entries = {k: v for k, v in {**read_manifest(root), **recorded_with}.items() if k in outputs}
     text = json.dumps(dict(sorted(entries.items())), indent=1) + "\n"
-    (root / MANIFEST).write_text(text, encoding="utf-8")
+    (root / snippets_dir(root) / MANIFEST).write_text(text, encoding="utf-8")
 
 
