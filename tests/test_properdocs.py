@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import BUILD_ENV, ROOT
+from tests.conftest import BUILD_ENV, ROOT, TEST_REPOSITORY
 from tests.site_pages import built_pages
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(?P<html>.*?)</article>', re.DOTALL)
@@ -30,7 +30,7 @@ def test_properdocs_writes_every_page_as_mkdocs_does(built_site, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", str(site)],
         cwd=ROOT,
-        env=BUILD_ENV,
+        env={**BUILD_ENV, "GITHUB_REPOSITORY": TEST_REPOSITORY},  # as the suite's MkDocs build: Colab badges
         capture_output=True,
         text=True,
         timeout=900,

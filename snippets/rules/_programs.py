@@ -702,6 +702,19 @@ CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
         )
         for s in run.steps
     ),
+    "torch.autograd.grad() of a chunk() output whose sibling retains grad": lambda run: any(
+        s.line.kind == "grad"
+        and not s.error
+        and any(
+            f.retains_grad
+            and f.grad_fn is s.before[n].grad_fn
+            and f.tensor is not s.before[n].tensor
+            for n in s.line.inputs[1:]
+            if n in s.before and s.before[n].grad_fn is not None
+            for f in s.before.values()
+        )
+        for s in run.steps
+    ),
     "requires_grad_() on a base that has views": lambda run: any(
         s.line.kind == "requires_grad_"
         and s.line.form == ""

@@ -294,11 +294,11 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
 
     --8<-- [start:rule-5]
     **Which `.grad` `torch.autograd.grad()` writes.** No leaf's,
-    unless a hook of yours writes it. But a tensor that called
-    `retain_grad()` and lies between the output and one of the inputs
-    (both ends included) does get its `.grad` filled, when a gradient
-    flows into it. See [Get an intermediate's gradient without storing
-    it](
+    unless a hook of yours writes it. But a `retain_grad()` tensor
+    does get its `.grad` filled when a gradient flows into it and its
+    `grad_fn` is one the pass runs or an input's, where the pass stops
+    (`chunk()`'s outputs share one). See [Get an intermediate's
+    gradient without storing it](
     /register-hook.md#get-an-intermediates-gradient-without-storing-it);
     [rule 5, checked](/rules.md#rule-5).
     --8<-- [end:rule-5]
@@ -307,12 +307,17 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
     - torch.autograd.grad()
     - torch.autograd.grad(create_graph=True)
     - retain_grad()
+    - chunk()
+    - torch.autograd.grad() of a chunk() output whose sibling retains grad
     """
     for step in run.steps:
         if step.line.kind != "grad" or step.error:
             continue
         for name, old in step.before.items():
             new = step.after[name]
+            # step.path: the nodes the pass runs, and the inputs'
+            # nodes where it stops (a chunk() output's siblings share
+            # its node); step.edges: where a gradient flows
             if (
                 old.retains_grad
                 and step.nodes[name] in step.path
@@ -320,8 +325,8 @@ def autograd_grad_never_writes_a_leafs_grad(run: Run):
             ):
                 yield (
                     new.grad is not None,
-                    f"{name} retains its grad and lies on the path,"
-                    " but has no .grad",
+                    f"{name} retains its grad, its grad_fn is on the"
+                    " pass and a gradient flows into it, but no .grad",
                 )
             else:
                 yield (
@@ -641,9 +646,10 @@ RULES = {
     )
 }
 
-# Rule 4's corner cases, which a random draw rarely makes: a view taken before
-# its base required grad, used by the loss; a chunk() output listed in
-# inputs= while its sibling retains its grad.
+# Rules 4 and 5's corner cases, which a random draw rarely makes: a view
+# taken before its base required grad, used by the loss; a chunk() output
+# listed in backward(inputs=) while its sibling retains its grad; the same
+# output as autograd.grad's input.
 WRITTEN = [
     [
         Line("t0 = torch.zeros(2, 3)", "make", "t0"),
@@ -671,6 +677,26 @@ WRITTEN = [
             "out",
             ("out", "t2"),
             "inputs=[t2]",
+        ),
+    ],
+    [
+        Line("t0 = torch.randn(2, 3, requires_grad=True)", "make", "t0"),
+        Line("t1 = t0 * 2", "op", "t1", ("t0",), "{a} * 2"),
+        Line(
+            "t2, t3 = t1.chunk(2, 1)",
+            "chunk",
+            "t2",
+            ("t1",),
+            "{a}.chunk(2, 1)",
+            defines=("t2", "t3"),
+        ),
+        Line("t3.retain_grad()", "retain_grad", "t3"),
+        Line("out = t2.sum() + t3.sum()", "out", "out", ("t2", "t3")),
+        Line(
+            "grads = torch.autograd.grad(out, [t2], allow_unused=True)",
+            "grad",
+            "grads",
+            ("out", "t2"),
         ),
     ],
 ]

@@ -17,13 +17,29 @@ from tests.probes._sentence import assert_on_page, prose, raises
 PAGE = "faq/backward-options.md"
 
 
-def test_inputs_fills_the_listed_tensors_and_no_other_leaf():
-    """Sentence: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
-    listed, and of no leaf that is not listed.' Counter-cases: a `.grad` set before (added to), a leaf
-    not listed (left alone), a leaf beyond a listed non-leaf."""
-    assert_on_page(
-        PAGE, "accumulates a gradient into the `.grad` of the tensors listed, and of no leaf that is not listed."
-    )
+def test_inputs_fills_what_rule_4_says_a_no_grad_view_listed_gets_none():
+    """Sentence: 'Pass them as `inputs`, as in `c.backward(inputs=[b])` below; which `.grad` that fills is
+    [rule 4]'. Before: '`loss.backward(inputs=[...])` accumulates a gradient into the `.grad` of the tensors
+    listed, and of no leaf that is not listed', loose (issue 42, reader): a view of a parameter taken under
+    `torch.no_grad()`, listed and used by the loss, gets no `.grad` (None, no error), and neither does its
+    base; rule 4's words say so ('A view taken with grad mode off ... gets none'). Counter-cases: that
+    view, and one taken before its base required grad; a `.grad` set before (added to), a leaf not listed
+    (left alone), a leaf beyond a listed non-leaf."""
+    assert "accumulates a gradient into the `.grad` of the tensors listed" not in prose(PAGE)
+    assert_on_page(PAGE, "Pass them as `inputs`, as in `c.backward(inputs=[b])` below; which `.grad` that fills is")
+    assert_on_page(PAGE, "[rule 4](../rules.md#rule-4)")
+    rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
+    assert "A view taken with grad mode off or before its base required grad reads `requires_grad=True` yet" in rules
+    w = torch.randn(4, requires_grad=True)
+    with torch.no_grad():
+        v = w[:2]
+    (v * 2).sum().backward(inputs=[v])
+    assert v.requires_grad and v.grad is None and w.grad is None
+    base = torch.zeros(4)
+    early = base[:2]
+    base.requires_grad_()
+    (early * 2).sum().backward(inputs=[early])
+    assert early.requires_grad and early.grad is None and base.grad is None
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     d = a * 2
     other = torch.tensor(5.0, requires_grad=True)
@@ -166,6 +182,35 @@ def test_autograd_grad_stores_nothing_in_grad():
     b.grad = None
     torch.autograd.grad(b**3, x, create_graph=True)
     assert b.grad is not None and torch.equal(x.grad, torch.tensor(1.0))
+
+
+def test_the_fix_autograd_grad_then_a_plain_backward_gives_no_warning_and_no_cycle():
+    """Sentences: '**The fix** is the warning's advice: take that gradient with `torch.autograd.grad(...,
+    create_graph=True)`, which returns it instead of storing it in a leaf's `.grad` ..., and call a plain
+    `backward()` on what you compute from it' and 'With torch set to warn at every call, `0 warnings`, and
+    the gradient `backward()` stored has no graph'. Before, the fix was not executed (issue 42). In a
+    fresh interpreter with `torch.set_warn_always(True)`: the fix prints no warning, while the same
+    penalty through `backward(create_graph=True)` warns at each call (so the 0 means something);
+    autograd.grad leaves the leaf's `.grad` None; the plain backward stores gradients with no graph."""
+    assert_on_page(PAGE, "which returns it instead of storing it in a leaf's `.grad`")
+    assert_on_page(PAGE, "the\ngradient `backward()` stored has no graph")
+    setup = (
+        "import warnings\nimport torch\nimport torch.nn as nn\n"
+        "torch.set_warn_always(True)\nwarnings.simplefilter('always')\ntorch.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))\n"
+        "x = torch.randn(8, 3, requires_grad=True)\n"
+    )
+    fixed = (
+        "(dx,) = torch.autograd.grad(model(x).sum(), x, create_graph=True)\n"
+        "print('x.grad after autograd.grad:', x.grad)\n"
+        "dx.pow(2).sum().backward()\n"
+        "print('graph:', model[0].weight.grad.grad_fn is not None)\n"
+    )
+    warning = "Using backward() with create_graph=True will create a reference cycle"
+    out = printed_by(setup + fixed + fixed)
+    assert warning not in out and "x.grad after autograd.grad: None" in out and "graph: False" in out
+    cycle = "model(x).sum().backward(create_graph=True)\nfor p in model.parameters(): p.grad = None\n"
+    assert printed_by(setup + cycle * 2).count(warning) == 2
 
 
 def _warnings_printed(code: str) -> int:

@@ -4,13 +4,15 @@ tensors, a write through .data, every public nn.init function."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 import torch.nn as nn
 
 from tests.conftest import ROOT
 from tests.probes._op_sweep import call, first_samples
-from tests.probes._sentence import assert_on_page, raises
+from tests.probes._sentence import assert_on_page, prose, raises
 
 PAGE = "faq/in-place.md"
 
@@ -20,8 +22,7 @@ def test_views_from_a_function_returning_several_are_refused_at_once(split):
     """Sentence: 'a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by
     `tensor_split()`, whose views take the write)' is refused at the in-place line (the page said "a
     function that returns several" before: tensor_split and hsplit return several and take it).
-    Counter-case for 'In-place operations on intermediates are allowed, until the backward pass needs the
-    value': the same write on a view from plain slicing is allowed."""
+    Counter-case: the same write on a view from plain slicing is allowed."""
     assert_on_page(PAGE, "a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by")
     a = torch.randn(2, 3, requires_grad=True)
     views = {
@@ -258,15 +259,16 @@ def test_in_place_operators_of_op_db_that_change_a_leaf_without_the_error_are_li
 
 
 def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
-    """Sentence: 'Some are refused at once, at the in-place line: `resize_()` of any tensor that requires
-    grad, outside inference mode'. Counter-cases: a leaf and an intermediate, resized to their own shape,
-    with grad mode on and under no_grad(); a tensor that does not require grad takes it. Before: without
+    """Sentence: 'Some in-place operations are refused at once, at the in-place line: `resize_()` of any
+    tensor that requires grad, outside inference mode'. Counter-cases: a leaf and an intermediate, resized
+    to their own shape, with grad mode on and under no_grad(); a tensor that does not require grad takes
+    it. Before: without
     'outside inference mode', which `inference_mode()` breaks (reader 4, L6: the leaf takes it there).
     (The words before that said only views were refused at once.)"""
     assert_on_page(
         PAGE,
-        "(Some are refused at once, at the in-place line: `resize_()` of any tensor that requires grad,"
-        " outside inference mode;",
+        "Some in-place operations are refused at once, at the in-place line: `resize_()` of any tensor that"
+        " requires grad, outside inference mode;",
     )
     with torch.inference_mode():
         torch.ones(3, requires_grad=True).resize_(4)
@@ -291,14 +293,13 @@ def _refused_at_once(op, sample) -> str | None:
 
 
 def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
-    """Sentences: 'In-place operations on *intermediates* are allowed, until the backward pass needs the
-    value you overwrote. (Some are refused at once, at the in-place line: `resize_()` of any tensor that
-    requires grad; ...' and 'each in-place write to it ... increments' the version counter. Oracle:
+    """Sentences: 'Some in-place operations are refused at once, at the in-place line: `resize_()` of any
+    tensor that requires grad; ...' and 'each in-place write to it ... increments' the version counter. Oracle:
     every in-place variant in torch's operator database, on an intermediate (`x * 1` of its first
     float32 sample): an autograd error at the in-place line from any but resize_/resize_as_, or a write
     that changes the values and leaves the version where it was, fails it. The words before ("Some
     views are refused at once") were broken by resize_."""
-    assert_on_page(PAGE, "In-place operations on *intermediates* are allowed, until the backward pass needs")
+    assert_on_page(PAGE, "Some in-place operations are refused at once, at the in-place line: `resize_()` of any")
     refused, unseen, ran = {}, [], 0
     for op, sample in first_samples(lambda t: t * 1):
         if op.inplace_variant is None:
@@ -318,6 +319,33 @@ def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
     assert set(refused) == {"resize_", "resize_as_"}, refused
     assert set(refused.values()) == {"cannot resize variables that require grad"}
     assert not unseen, f"in-place writes the version counter did not count: {unseen}"
+
+
+def test_a_write_the_backward_pass_never_needs_still_raises():
+    """Cut (issue 42, reader): 'In-place operations on *intermediates* are allowed, until the backward pass
+    needs the value you overwrote', false: views of one base share its version counter, so a write to
+    `h[2:]` raises at `backward()` though only `h[:2]` was saved and `h[2:]` is never needed. What is
+    left: 'Some in-place operations are refused at once, at the in-place line', with rule 9 quoted below
+    it, whose words ('the `_version` of a tensor saved on its path changed since') the counter-case
+    meets. Counter-case the other way: the same write on a separate tensor (`h2`) raises nothing."""
+    assert "are allowed, until the backward pass needs the value you overwrote" not in prose(PAGE)
+    assert_on_page(PAGE, "Some in-place operations are refused at once, at the in-place line:")
+    assert_on_page(PAGE, '--8<-- "rules/rules.py:rule-9"')
+    rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
+    assert "a pass also raises if the `_version` of a tensor saved on its path changed since" in rules
+    a = torch.randn(4, requires_grad=True)
+    h = a * 2
+    s = h[:2]
+    t = s.pow(2)  # saves s = h[:2] only
+    h[2:].zero_()  # overwrites values backward never reads
+    assert s._version == 1, "the write through the sibling view moved the saved view's _version"
+    assert "modified by an inplace operation" in raises(lambda: t.sum().backward())
+    a = torch.randn(4, requires_grad=True)
+    h, h2 = a * 2, a * 3
+    t = h[:2].pow(2)
+    h2[2:].zero_()
+    t.sum().backward()
+    assert torch.equal(a.grad[2:], torch.zeros(2))
 
 
 def test_without_saved_tensor_hooks_the_saved_version_is_checked():
@@ -351,12 +379,9 @@ def test_the_survey_lists_no_method_torch_refuses_with_the_leaf_error():
     `index_add_` bad arguments again, or listing `addmm_`, makes this fail."""
     lines = (ROOT / "snippets/faq/leaf_inplace_methods.out").read_text(encoding="utf-8").splitlines()
     start = lines.index("raise another error:") + 1
-    listed = {}
-    for line in lines[start:]:
-        if not line.startswith("  "):
-            break
-        name, error = line.split(maxsplit=1)
-        listed[name] = error
+    listed_lines = list(itertools.takewhile(lambda line: line.startswith("  "), lines[start:]))
+    # each method's name, then its message under it
+    listed = {name.strip(): error.strip() for name, error in zip(*[iter(listed_lines)] * 2, strict=True)}
     argument_errors = {n: e for n, e in listed.items() if "argument" in e or "dimension" in e}
     assert not argument_errors, f"the survey called these with arguments torch refuses: {argument_errors}"
     leaf_error = set()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from tests.probes._sentence import assert_on_page, raises
+from tests.conftest import ROOT
+from tests.probes._sentence import assert_on_page, prose, raises
 
 PAGE = "faq/tensor-hooks.md"
 
@@ -68,28 +69,19 @@ def test_autograd_grad_frees_the_graph_unless_retained():
 
 
 def test_a_tensor_that_does_not_require_grad_never_receives_a_gradient():
-    """Sentence: 'A tensor that does not require grad never receives one ..., so torch refuses the hook at
-    once.' Counter-cases: a frozen parameter used in the loss; an integer tensor."""
-    assert_on_page(PAGE, "so torch refuses the hook at once")
+    """Sentence: 'A tensor that does not require grad never receives a gradient ..., so torch refuses a hook
+    on it at once'. The sentence before it ('A hook runs during the backward pass, when the pass reaches
+    its tensor, and receives the gradient (or `None` ...)') was cut (issue 42: fewer general sentences;
+    rule 6, quoted on the page, says it and is probed on the rules page). Counter-cases: a frozen
+    parameter used in the loss; an integer tensor."""
+    assert_on_page(PAGE, "so torch refuses a hook on it at once")
+    assert "A hook runs during the backward pass, when the pass reaches its tensor" not in prose(PAGE)
     frozen = torch.nn.Parameter(torch.ones(2), requires_grad=False)
     w = torch.ones(2, requires_grad=True)
     (frozen * w).sum().backward()
     assert frozen.grad is None
     for t in (frozen, torch.ones(2, dtype=torch.long)):
         assert "doesn't require gradient" in raises(lambda t=t: t.register_hook(lambda g: g))
-
-
-def test_a_hook_runs_with_none_when_the_pass_computed_no_gradient():
-    """Sentence: 'A hook runs during the backward pass, when the pass reaches its tensor, and receives the
-    gradient (or `None`, when the pass computed none for it: the unused output of a `chunk()`'.
-    Counter-case to the old 'when a gradient reaches its tensor': the unused output's hook runs."""
-    assert_on_page(PAGE, "or `None`, when the pass computed none for it: the unused output of a `chunk()`")
-    w = torch.arange(4.0, requires_grad=True)
-    used, unused = (w * 1).chunk(2)
-    got = []
-    unused.register_hook(lambda g: got.append(g))
-    used.sum().backward()
-    assert got == [None]
 
 
 class _NoGradientForY(torch.autograd.Function):
@@ -102,12 +94,21 @@ class _NoGradientForY(torch.autograd.Function):
         return grad * 2, None
 
 
-def test_autograd_grad_needs_tensors_that_require_grad_and_receive_a_gradient():
-    """Sentences: '`torch.autograd.grad(loss, [tensor])` returns the gradients ... with respect to any
-    tensors in its graph that require grad' and 'raises when no gradient flows to one of the tensors ...:
-    it is on no path to the output, or only through an operation that gives it no gradient'.
-    Counter-cases: input data in the graph (raises), a tensor on the path of a Function returning None."""
-    assert_on_page(PAGE, "or only through an operation that gives it no gradient")
+def test_autograd_grad_raises_when_no_gradient_flows_to_a_listed_tensor():
+    """Sentence: 'By default, `autograd.grad` raises when no gradient flows to one of the tensors you ask
+    about'. Before, it went on ': it is on no path to the output, or only through an operation that gives
+    it no gradient', a list a third case breaks (cut, issue 42): a view taken under `no_grad()`, used by
+    the loss, which no gradient reaches. Counter-cases: that view, input data in the graph (raises), a
+    tensor on the path of a Function returning None (raises), and allow_unused=True (None, no error)."""
+    assert_on_page(
+        PAGE, "By default, `autograd.grad` raises when no gradient flows to one of the tensors you ask about"
+    )
+    assert "or only through an operation that gives it no gradient" not in prose(PAGE)
+    w = torch.randn(4, requires_grad=True)
+    with torch.no_grad():
+        v = w[:2]
+    assert "appears to not have been used in the graph" in raises(lambda: torch.autograd.grad((v * 2).sum(), [v]))
+    assert torch.autograd.grad((v * 2).sum() + w.sum(), [v], allow_unused=True) == (None,)
     x = torch.randn(4, 3)
     layer = torch.nn.Linear(3, 1)
     assert "does not require grad" in raises(lambda: torch.autograd.grad(layer(x).sum(), [x]))
@@ -115,6 +116,31 @@ def test_autograd_grad_needs_tensors_that_require_grad_and_receive_a_gradient():
     h = w * 1
     out = _NoGradientForY.apply(a, h)
     assert "appears to not have been used in the graph" in raises(lambda: torch.autograd.grad(out, [h]))
+
+
+def test_autograd_grad_returns_the_gradient_for_the_intermediate_listed():
+    """Sentence: '`torch.autograd.grad(loss, [hidden])` returns the gradient of `loss` with respect to
+    `hidden`, an intermediate activation here' (it describes the example beside it). Before: '... returns
+    the gradients of `loss` with respect to any tensors in its graph that require grad, intermediates
+    included', loose (issue 42, reader): a view of a parameter taken under `torch.no_grad()` requires
+    grad and the loss uses it, yet autograd.grad raises 'appears to not have been used in the graph'
+    (the view is a leaf with no way into the graph, rule 4). Counter-cases: that view, and the same view
+    taken with grad mode on (a gradient); an intermediate as in the example."""
+    assert "with respect to any\ntensors in its graph that require grad" not in (ROOT / "docs" / PAGE).read_text()
+    assert "with respect to any tensors in its graph that require grad" not in prose(PAGE)
+    assert_on_page(PAGE, "`torch.autograd.grad(loss, [hidden])` returns the gradient of `loss` with respect to")
+    w = torch.randn(4, requires_grad=True)
+    with torch.no_grad():
+        v = w[:2]
+    assert v.requires_grad and v.is_leaf
+    message = raises(lambda: torch.autograd.grad((v * 2).sum() + w.sum(), [v]))
+    assert "appears to not have been used in the graph" in message
+    v = w[:2]
+    (g,) = torch.autograd.grad((v * 2).sum(), [v])
+    assert torch.equal(g, torch.full((2,), 2.0))
+    hidden = torch.relu(w * 3)
+    (g,) = torch.autograd.grad(hidden.pow(2).sum(), [hidden])
+    assert torch.equal(g, 2 * hidden.detach()) and w.grad is None
 
 
 def test_record_the_original_gradient_after_the_last_in_place_change():

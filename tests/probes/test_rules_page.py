@@ -776,6 +776,41 @@ def test_rule_5_a_hook_may_write_a_leaf_s_grad_under_autograd_grad():
     assert torch.equal(w.grad, torch.full((2,), 3.0))
 
 
+def test_rule_5_a_retain_grad_tensor_sharing_an_input_s_grad_fn_gets_its_grad():
+    """Rule 5: 'a `retain_grad()` tensor does get its `.grad` filled when a gradient flows into it and its
+    `grad_fn` is one the pass runs or an input's, where the pass stops (`chunk()`'s outputs share one)'.
+    Before: 'a tensor that called `retain_grad()` and lies between the output and one of the inputs (both
+    ends included)', loose (issue 42, reader): with `q, k = (x * 1).chunk(2)`, `autograd.grad(loss, [q])`
+    fills `k.grad`, and `k` is not between the loss and `q`. The pass does not run `SplitBackward0` (its
+    node hooks stay silent): it stops there, at `q`. Counter-cases: `k` unused by the loss (no gradient
+    flows into it: None), `k` without `retain_grad()` (None), the leaf `x` (None), and a `retain_grad()`
+    tensor beyond the input (`h` behind `q`: its `grad_fn` neither runs nor is an input's: None)."""
+    import torch
+
+    rule_says("its `grad_fn` is one the pass runs or an input's, where the pass stops (`chunk()`'s outputs share one)")
+    assert "lies between the output and one of the inputs" not in (ROOT / RULES_PY).read_text(encoding="utf-8")
+    for retain, uses_k, expected in ((True, True, True), (True, False, False), (False, True, False)):
+        x = torch.ones(4, requires_grad=True)
+        h = x * 1
+        h.retain_grad()
+        q, k = (h * 1).chunk(2)
+        if retain:
+            k.retain_grad()
+        ran = []
+        q.grad_fn.register_prehook(lambda g, ran=ran: ran.append("pre-hook"))
+        q.grad_fn.register_hook(lambda gi, go, ran=ran: ran.append("hook"))
+        loss = q.sum() + (k * 2).sum() if uses_k else q.sum() + x.sum() * 0
+        (grad,) = torch.autograd.grad(loss, [q])
+        assert torch.equal(grad, torch.ones(2)) and ran == []
+        assert x.grad is None and h.grad is None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # k without retain_grad(): reading its .grad warns
+            got = k.grad
+        assert (got is not None) == expected, (retain, uses_k)
+        if expected:
+            assert torch.equal(got, torch.full((2,), 2.0))
+
+
 def test_rule_10_retain_grad_on_a_leaf_does_nothing():
     """Rule 10: 'On a leaf that requires grad it does nothing: `retains_grad` stays False.' Before: '...,
     and a leaf that requires grad gets its `.grad` anyway', which a view taken under no_grad() of a base
