@@ -94,19 +94,6 @@ def test_nothing_is_saved_under_no_grad(name):
         assert packed(OPERATIONS[name], a, w) == []
 
 
-def test_tensors_carry_a_version_counter_and_inference_tensors_do_not():
-    """Sentence: 'Tensors also carry a version counter, `t._version`; inference tensors do not.'
-    Before: 'Every tensor also carries a version counter', which an inference tensor breaks."""
-    assert_on_page(PAGE, "Tensors also carry a version counter, `t._version`; inference tensors do not.")
-    a, _ = leaves()
-    for t in (a, a * 2, a[0], torch.arange(3), torch.ones(2, dtype=torch.bool), nn.Parameter(torch.ones(1))):
-        assert t._version == 0
-    with torch.inference_mode():
-        inference = torch.ones(2)
-    with pytest.raises(RuntimeError, match="do not track version counter"):
-        _ = inference._version
-
-
 @pytest.mark.parametrize(
     "make_view",
     [lambda b: b.view(2), lambda b: b[1:], lambda b: b.unsqueeze(0), lambda b: b.t(), lambda b: b.detach()],
