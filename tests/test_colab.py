@@ -41,7 +41,7 @@ def test_the_badge_follows_the_heading_and_opens_the_pages_notebook(tmp_path):
     page, files = _page_and_files(tmp_path)
     colab = Colab("owner/repo", "nb", "versions.md", "torch 2.13.0")
     colab.notebooks = {"faq/x.md": "notebooks/faq-x.ipynb"}
-    out = colab.on_page_content("<h1>X</h1><p>lead</p>", page, files)
+    out = colab.on_page_content("<h1>X</h1><p>lead</p>", page, None, files)
     heading, badge, lead = re.fullmatch(r"(<h1>X</h1>)(<p class=\"open-in-colab\".*?</p>)(<p>lead</p>)", out).groups()
     assert f'href="{COLAB}owner/repo/blob/nb/notebooks/faq-x.ipynb"' in badge
     assert 'src="../../assets/fieldnotes/colab-badge.svg"' in badge
@@ -54,7 +54,7 @@ def test_no_repository_or_no_notebook_no_badge(tmp_path):
     page, files = _page_and_files(tmp_path)
     for colab, notebooks in ((Colab("", "nb"), {"faq/x.md": "n.ipynb"}), (Colab("o/r", "nb"), {})):
         colab.notebooks = notebooks
-        assert colab.on_page_content("<h1>X</h1>", page, files) == "<h1>X</h1>"
+        assert colab.on_page_content("<h1>X</h1>", page, None, files) == "<h1>X</h1>"
 
 
 def test_every_page_with_a_notebook_opens_that_download_in_colab(built_site):

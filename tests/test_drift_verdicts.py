@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from fieldnotes.torch.drift.classify import (
-    EXERCISE,
     Drift,
     behaviour_changes,
     classify,
@@ -23,6 +22,8 @@ from fieldnotes.torch.drift.classify import (
 )
 
 LOCATED = "w.py:2: UserWarning: old (Triggered internally at /src/aten/TensorBody.h:493.)\n"
+
+EXERCISE = "docs/exercise/vanishing_gradients.py"  # the notebook a report runs (the versions option)
 
 
 def test_a_source_location_only_drift_keeps_its_diff_and_name():
@@ -125,7 +126,9 @@ def collected(root: Path) -> dict:
             "snippets/slow.py": {**run, "output": "stopped\n", "exit_code": -1, "timed_out": True},
             "snippets/last.py": {**run, "output": "x = 2\nerror: b\n", "exit_code": 0},
         },
-        "exercise": {"output": "ratio 0.5\n", "exit_code": 0, "torch": "2.99.0+cpu", "content_key": "e"},
+        "exercise": {
+            "output": "ratio 0.5\n", "exit_code": 0, "torch": "2.99.0+cpu", "content_key": "e", "path": EXERCISE
+        },
     }
 
 
@@ -268,13 +271,55 @@ def test_a_report_without_drifts_says_so(tmp_path):
 
 
 def test_a_recorded_output_is_read_as_utf_8_whatever_the_locale(tmp_path):
-    """Catches a `.out` read in the locale's encoding (a "×" in it would not read on another machine)."""
+    """Catches a `.out`, or a diagram's recorded steps (`NAME.steps.json`, written with non-ASCII text as
+    it is), read in the locale's encoding (a "×" in it would not read on another machine)."""
     runs = collected(tmp_path)
     (tmp_path / "snippets" / "same.out").write_bytes("2 × 3\n".encode())
+    (tmp_path / "snippets" / "same.steps.json").write_bytes('["2 × 3"]\n'.encode())
     runs["examples"]["snippets/same.py"]["output"] = "2 × 3\n"
+    runs["steps"] = {"snippets/same.py": '["2 × 3"]\n'}
     before = locale.setlocale(locale.LC_CTYPE)
     locale.setlocale(locale.LC_CTYPE, "C")
     try:
-        assert compare(tmp_path, runs, None)[0] == Drift("snippets/same.py", "same")
+        drifts = compare(tmp_path, runs, None)
+        assert drifts[0] == Drift("snippets/same.py", "same")
+        assert drifts[-1] == Drift("snippets/same.steps.json", "same")
     finally:
         locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_each_diagrams_steps_are_compared_with_their_recorded_file(tmp_path):
+    """A diagram snippet's backward pass, collected under another torch, against its NAME.steps.json
+    beside the snippet: the same steps, changed ones, and a snippet with no recorded steps. Catches the
+    steps left out of the comparison or the report, read from another file than the snippet's recorded
+    steps, labelled with the wrong file or torch, or reported without their verdict, changes or diff."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "kept.steps.json").write_text('[{"node": "MulBackward0", "grad": "1."}]\n')
+    (tmp_path / "snippets" / "moved.steps.json").write_text('[{"node": "MulBackward0", "grad": "1."}]\n')
+    runs = {
+        "torch": "2.99.0+cpu",
+        "torch_version": "2.99.0",
+        "python": "3.11.7",
+        "pinned_torch": "2.13.0",
+        "examples": {},
+        "steps": {
+            "snippets/kept.py": '[{"node": "MulBackward0", "grad": "1."}]\n',
+            "snippets/moved.py": '[{"node": "MulBackward0", "grad": "2."}]\n',
+            "snippets/unrecorded.py": '[{"node": "AddBackward0"}]\n',
+        },
+    }
+    drifts = compare(tmp_path, runs, None)
+    names = ["snippets/kept.steps.json", "snippets/moved.steps.json", "snippets/unrecorded.steps.json"]
+    assert [(d.name, d.verdict) for d in drifts] == list(zip(names, ["same", "behaviour", "behaviour"], strict=True))
+    assert drifts[1].diff.startswith(
+        "--- snippets/moved.steps.json (recorded)\n+++ snippets/moved.py's backward pass (torch 2.99.0+cpu)\n"
+    )
+    assert '-[{"node": "MulBackward0", "grad": "1."}]' in drifts[1].diff
+    assert '+[{"node": "AddBackward0"}]' in drifts[2].diff
+    assert [line for line in drifts[2].diff.splitlines() if line.startswith("-")] == [
+        "--- snippets/unrecorded.steps.json (recorded)"
+    ]  # nothing recorded: nothing taken away
+    report = report_json(runs, drifts, None)
+    assert report["drifted"] == 2
+    assert report["steps"] == {d.name: {"verdict": d.verdict, "changes": d.changes, "diff": d.diff} for d in drifts}
+    assert report["steps"]["snippets/kept.steps.json"] == {"verdict": "same", "changes": [], "diff": ""}

@@ -31,7 +31,7 @@ def test_an_entry_per_example_for_a_message_no_heading_names(tmp_path, monkeypat
         "fieldnotes.features.message_search.Example",
         lambda root, snippet: SimpleNamespace(recorded=lambda: outputs[snippet]),
     )
-    search = MessageSearch(tmp_path)
+    search = MessageSearch(SimpleNamespace(root=tmp_path))
     block = lambda snippet: Block(snippet=snippet, options={}, line=1)  # noqa: E731
     search.on_page(SimpleNamespace(url="lesson/"), Page("", [block("snippets/a/x.py")]))
     search.on_page(SimpleNamespace(url="faq/w/"), Page("", [block("snippets/faq/w.py")]))

@@ -414,7 +414,11 @@ def test_prose_names_only_the_pinned_torch():
 
 
 def test_version_check_flags_the_sentences_an_upgrade_would_leave(tmp_path):
-    """Catches a check that finds nothing (or that flags 2.13 for the pin 2.13.0)."""
+    """Catches a check that finds nothing (or that flags 2.13 for the pin 2.13.0), or one that reads other
+    files than the plugin's `versions: {prose: [...]}` names."""
+    prose = {"fieldnotes": {"versions": {"prose": ["docs/**/*.md"]}}}
+    (tmp_path / "mkdocs.yml").write_text(json.dumps({"site_name": "t", "plugins": [prose]}))
+    (tmp_path / "README.md").write_text("Tested on torch 2.12.\n")  # not among the prose: never flagged
     (tmp_path / "docs" / "faq").mkdir(parents=True)
     (tmp_path / "docs" / "faq" / "hooks.md").write_text("# H\n\nOn torch 2.13 it fires.\nIn PyTorch 2.14.1 too.\n")
     assert versions.version_sentences(tmp_path, "2.13.0") == [("docs/faq/hooks.md", 4, "In PyTorch 2.14.1 too.")]

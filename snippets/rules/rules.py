@@ -459,7 +459,7 @@ def what_retain_grad_does(run: Run):
     sets `retains_grad` to True, so that `backward()` keeps the
     tensor's gradient in its `.grad`. On a leaf that requires grad it
     does nothing: `retains_grad` stays False. On a tensor that does
-    not require grad it raises (rule 9). [Rule 10,
+    not require grad it raises. [Rule 10,
     checked](/rules.md#rule-10).
     --8<-- [end:rule-10]
 
@@ -468,13 +468,19 @@ def what_retain_grad_does(run: Run):
     - retain_grad() on a leaf
     """
     for step in run.steps:
-        if step.line.kind != "retain_grad" or step.error:
+        if step.line.kind != "retain_grad":
             continue
-        old, new = (
-            step.before[step.line.target],
-            step.after[step.line.target],
-        )
-        code, retains = step.line.code, new.retains_grad
+        old, code = step.before[step.line.target], step.line.code
+        if not old.requires_grad:
+            yield (
+                step.error is not None,
+                f"`{code}` without requires_grad raised: {step.error is not None}",
+            )
+            continue
+        if step.error:
+            continue
+        new = step.after[step.line.target]
+        retains = new.retains_grad
         if old.is_leaf:
             yield (
                 not retains

@@ -15,7 +15,7 @@ MESSAGE = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 
 def test_refused_on_every_non_leaf_even_one_that_retains_its_gradient():
     """Sentences: 'torch raises this when `register_post_accumulate_grad_hook` is called on a tensor that
-    is not a leaf, such as a layer's output' and 'It refuses it even on a non-leaf that calls
+    is not a leaf, such as a layer's output' and 'torch refuses the hook even on a non-leaf that calls
     `retain_grad()`, whose `.grad` accumulates too'. Before: 'Gradients accumulate into a leaf's `.grad`
     only, so there is no accumulation for such a hook to follow', which a retained non-leaf breaks
     (reader 3, F3): its `.grad` goes from 12 to 24 over two passes. Counter-cases: a parameter
@@ -23,7 +23,9 @@ def test_refused_on_every_non_leaf_even_one_that_retains_its_gradient():
     op_db entry (refused, retained or not)."""
     from tests.probes import _op_sweep
 
-    assert_on_page(PAGE, "It refuses it even on a non-leaf that calls `retain_grad()`, whose `.grad` accumulates too")
+    assert_on_page(
+        PAGE, "torch refuses the hook even on a non-leaf that calls `retain_grad()`, whose `.grad` accumulates too"
+    )
     layer = nn.Linear(2, 2)
     out = layer(torch.ones(1, 2))
     assert raises(lambda: out.register_post_accumulate_grad_hook(print)) == MESSAGE

@@ -4,6 +4,7 @@ that has no build (Zensical, `markdown.markdown`) gets one per project and proce
 
 from __future__ import annotations
 
+import importlib.metadata
 import platform
 import time
 from collections.abc import Callable
@@ -37,6 +38,13 @@ class Build:
     pages: dict[str, Page] = field(default_factory=dict)
     """Every page's source, parsed once at on_files (`fieldnotes.blocks.parse`), by its src_uri, in the
     order MkDocs renders them: what every feature reads of a page's blocks and diagrams."""
+    examples: list = field(default_factory=list)
+    """The project's examples (`fieldnotes.examples.Example`), found at on_files."""
+    notebooks: dict[str, str] = field(default_factory=dict)
+    """A page's source -> the notebook it offers, by its path in the site (the downloads, the notebook
+    pages): what the Colab badge opens."""
+    diagrams: object = None
+    """How a page's notebook draws its diagrams (the torch features give it), or None: captions only."""
     docs_dir: str = "docs"
     scheduler: Scheduler | None = None
     runs: Runs | None = None
@@ -58,7 +66,12 @@ class Build:
     def of(cls, config_file: str, config: FieldNotesConfig, dirty: bool = False) -> Build:
         root = Path(config_file).resolve().parent  # ProperDocs gives the path as typed: "mkdocs.yml"
         store = Store(root, reuse=config.cache)
-        printed_by = f"torch {torch_version()}" if config.torch else f"Python {platform.python_version()}"
+        printed_by = f"Python {platform.python_version()}"
+        if config.torch:
+            try:
+                printed_by = f"torch {torch_version()}"
+            except importlib.metadata.PackageNotFoundError:  # the torch features' pin check stops the build
+                printed_by = "torch (not installed)"
         settings = Path(config_file).read_text(encoding="utf-8")
         started = store.now() if config.cache else time.time()
         build = cls(root, config, store, dirty, settings, started, printed_by, docs_dir=docs_dir(root))

@@ -60,6 +60,17 @@ class ColabConfig(Config):
     """A page (its source path) saying what other releases print, linked from the badge's sentence."""
 
 
+class VersionsConfig(Config):
+    """With `torch: true`: what other torch releases print (the committed drift reports, versions/*.json)."""
+
+    page = config_options.Type(str, default="")
+    """The page (its source path) written from the reports, which each output's note links to; empty: none."""
+    notebook = config_options.Type(str, default="")
+    """A notebook (a jupytext .py, run as a script) the drift report also runs under another torch."""
+    prose = config_options.ListOfItems(config_options.Type(str), default=[])
+    """The files (glob patterns) whose sentences naming another torch than the pin the report lists."""
+
+
 class LinksConfig(Config):
     enabled = config_options.Type(bool, default=True)
     """Every internal link and anchor of the written site resolves (external URLs are not fetched)."""
@@ -97,6 +108,7 @@ class FieldNotesConfig(Config):
     links = config_options.SubConfig(LinksConfig)
     colab = config_options.SubConfig(ColabConfig)
     search_messages = config_options.SubConfig(SearchMessagesConfig)
+    versions = config_options.SubConfig(VersionsConfig)
     html = config_options.SubConfig(HtmlConfig)
 
 

@@ -7,18 +7,20 @@ the diff of the .out files is exactly what the pages will now show.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from fieldnotes import runner
 from fieldnotes.batch import run_examples
 from fieldnotes.code_blocks import record_pages
 from fieldnotes.config import docs_dir, project_config
-from fieldnotes.examples import SNIPPETS_DIR, project_examples, torch_version
+from fieldnotes.examples import SNIPPETS_DIR, project_examples
 
-MANIFEST = f"{SNIPPETS_DIR}/recorded-with.json"
-"""Beside the outputs: for each recorded output, the torch that printed it last."""
+RECORDERS = "fieldnotes.recorders"
+"""The entry-point group of what else a recording writes: each a callable given the project's folder
+and the paths asked for, returning None or an object with `refused` (why nothing may be recorded, or
+empty), `recorded(example)` and `finish(all_examples) -> failed` (the torch features register theirs)."""
 
 USAGE = """\
 examples:
@@ -34,14 +36,11 @@ anything: make drift-report TORCH=VERSION.
 
 
 def main(root: Path, only: list[str]) -> int:
-    uses_torch = project_config(root).torch
-    if uses_torch:
-        from fieldnotes.torch.pin import TorchMismatch, check_torch
-
-        try:
-            check_torch(root)
-        except TorchMismatch as mismatch:
-            print(f"fieldnotes.record: nothing recorded. {mismatch}", file=sys.stderr)
+    config = project_config(root)
+    recorders = [r for e in entry_points(group=RECORDERS) if (r := e.load()(root, only, config)) is not None]
+    for recorder in recorders:
+        if recorder.refused:
+            print(f"fieldnotes.record: nothing recorded. {recorder.refused}", file=sys.stderr)
             return 2
     docs = docs_dir(root)
     pages_only = [o for o in only if o.endswith(".md") or o.rstrip("/") == docs or o.startswith(f"{docs}/")]
@@ -55,7 +54,6 @@ def main(root: Path, only: list[str]) -> int:
         examples = []
     runs = run_examples(root, examples)
     failed = False
-    recorded_with = {}
     for example in examples:
         run = runs[example.snippet]
         if isinstance(run, runner.SnippetTimeout):  # a cut-off output is never recorded
@@ -63,51 +61,18 @@ def main(root: Path, only: list[str]) -> int:
             failed = True
             continue
         changed = example.record(run)
-        if uses_torch:
-            recorded_with[example.recorded_path] = f"torch {torch_version()}"
+        for recorder in recorders:
+            recorder.recorded(example)
         raised = " (raised: exit code 1, traceback recorded)" if run.exit_code else ""
         print(f"{'updated  ' if changed else 'unchanged'} {example.recorded_path}{raised}")
-    if uses_torch:
-        write_manifest(root, recorded_with, {e.recorded_path for e in all_examples})
-        failed = record_steps(root, only) or failed
+    for recorder in recorders:
+        failed = recorder.finish(all_examples) or failed
     orphans = set((root / SNIPPETS_DIR).rglob("*.out")) - {root / e.recorded_path for e in all_examples}
     for orphan in sorted(orphans):
         print(f"orphan    {orphan.relative_to(root)} has no snippet; delete it", file=sys.stderr)
     if not only or pages_only:  # the pages' blocks of code, recorded beside each page (page.md.out)
         failed = record_pages(root, pages_only) != 0 or failed
     return 1 if orphans or failed else 0
-
-
-def record_steps(root: Path, only: list[str]) -> bool:
-    """Record the backward pass of every snippet a diagram draws (fieldnotes.torch.steps); True if one failed."""
-    from fieldnotes.torch import steps
-
-    failed = False
-    snippets = [s for s in steps.diagram_snippets(root) if not only or any(s.startswith(o) for o in only)]
-    for snippet, recorded in steps.run_steps(root, snippets).items():
-        path = steps.recorded_path(snippet)
-        if isinstance(recorded, runner.SnippetTimeout | runner.Run):
-            print(f"failed    {path}: its run with the backward pass recorded failed; left as it was", file=sys.stderr)
-            failed = True
-        elif recorded is None:
-            if (root / path).exists():
-                (root / path).unlink()
-                print(f"deleted   {path}: {snippet} runs no backward pass")
-        else:
-            print(f"{'updated  ' if steps.record(root, snippet, recorded) else 'unchanged'} {path}")
-    return failed
-
-
-def read_manifest(root: Path) -> dict[str, str]:
-    path = root / MANIFEST
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def write_manifest(root: Path, recorded_with: dict[str, str], outputs: set[str]) -> None:
-    """Merge this run's entries into the manifest, dropping outputs whose snippet is gone."""
-    entries = {k: v for k, v in {**read_manifest(root), **recorded_with}.items() if k in outputs}
-    text = json.dumps(dict(sorted(entries.items())), indent=1) + "\n"
-    (root / MANIFEST).write_text(text, encoding="utf-8")
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:

@@ -56,13 +56,15 @@ def in_process(monkeypatch, tmp_path):
         os.close(copy)
 
 
-def child(project: Path, name: str, then: str | None = None) -> tuple[int, str, bytes, list[str]]:
+def child(
+    project: Path, name: str, then: str | None = None, before: str | None = None
+) -> tuple[int, str, bytes, list[str]]:
     """`_child` run here: its exit code, what it captured, what it signalled, and sys.argv it set."""
     capture = project / "capture.txt"
     capture.write_bytes(b"")
     started, starting = multiprocessing.Pipe(duplex=False)
     with pytest.raises(Exited) as exited:
-        runner._child(str(project), name, str(capture), then, starting)
+        runner._child(str(project), name, str(capture), then, starting, before)
     argv = list(sys.argv)
     signal_sent = started.recv_bytes() if started.poll() else b"none"
     return exited.value.code, capture.read_text(), signal_sent, argv
@@ -90,6 +92,25 @@ def test_the_child_runs_then_in_the_snippets_namespace(in_process, project):
     then = "import sys\nprint(x + 1, sys._getframe().f_code.co_filename)"
     code, output, _, _ = child(project, snippet(project, "x = 41\nprint(__name__)\n"), then=then)
     assert (code, output) == (0, "__main__\n42 <then>\n")
+
+
+def test_the_child_runs_before_first_in_a_namespace_of_its_own(in_process, project):
+    """`before` (the steps' recording: torch's hooks installed before the snippet runs) runs in the
+    snippet's process, first, with the snippet's folder importable, in a namespace of its own, named
+    `<before>`. Catches it not run, run after the snippet, its names leaking into the snippet's or the
+    runner's globals, or another name in its tracebacks."""
+    (project / "snippets" / "a" / "_helper.py").write_text("NAME = 'helper'\n")
+    before = (
+        "import sys, builtins\nfrom _helper import NAME\nbuiltins.seen = []\nhidden = 1\n"
+        "print('before', NAME, sys._getframe().f_code.co_filename)\n"
+    )
+    code = "seen.append(1)\nprint('snippet', 'hidden' in globals(), seen)\n"
+    exit_code, output, _, _ = child(project, snippet(project, code), before=before)
+    import builtins
+
+    del builtins.seen
+    assert (exit_code, output) == (0, "before helper <before>\nsnippet False [1]\n")
+    assert not hasattr(runner, "hidden")
 
 
 EXITS = ["import sys\nsys.exit('bye')\n", "import sys\nsys.exit(3)\n", "import sys\nsys.exit(None)\n", "pass\n"]

@@ -26,6 +26,7 @@ from mkdocs.plugins import get_plugin_logger
 
 from fieldnotes import cache
 from fieldnotes.cache import Store
+from fieldnotes.features import Feature
 
 log = get_plugin_logger("fieldnotes-links")
 
@@ -133,16 +134,19 @@ def _why_broken(link: str, page: str, pages: dict[str, PageLinks], site_dir: Pat
     return None
 
 
-class LinkCheck:
+class LinkCheck(Feature):
     """The check of one build: it learns each page's source as the pages render, and reads the written
     site once every file is written."""
+
+    order = 45
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.sources: dict[str, str] = {}  # page's written file -> its source, to name it in a warning
 
-    def on_page_content(self, page, config) -> None:
+    def on_page_content(self, html: str, page, config, files) -> str:
         self.sources[page.file.dest_uri] = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        return html
 
     def on_post_build(self, config) -> None:
         for page, link, why in broken_links(Path(config.site_dir), config.site_url, reused_reader(self.store)):

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from mkdocs.structure.files import File
 
+from fieldnotes.features import Feature
+
 COLAB_URL = "https://colab.research.google.com/github/{repository}/blob/{branch}/{path}"
 BADGE = Path(__file__).with_name("colab-badge.svg")
 BADGE_URI = "assets/fieldnotes/colab-badge.svg"
@@ -40,7 +42,9 @@ def colab_url(repository: str, branch: str, notebook_uri: str) -> str:
     return COLAB_URL.format(repository=repository, branch=branch, path=notebook_uri)
 
 
-class Colab:
+class Colab(Feature):
+    order = 70  # after the features that make the notebooks
+
     def __init__(self, repository: str, branch: str, versions_page: str = "", printed_by: str = "") -> None:
         self.repository = repository
         self.branch = branch
@@ -55,7 +59,7 @@ class Colab:
         if self.repository:
             files.append(File.generated(config, BADGE_URI, abs_src_path=str(BADGE)))
 
-    def on_page_content(self, page_html: str, page, files) -> str:
+    def on_page_content(self, page_html: str, page, config, files) -> str:
         """The badge and its sentence, right after the page's first heading (<h1>)."""
         notebook = self.notebooks.get(page.file.src_uri)
         end_of_heading = page_html.find("</h1>")

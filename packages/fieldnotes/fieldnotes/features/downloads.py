@@ -11,21 +11,22 @@ from mkdocs.structure.files import File
 
 from fieldnotes.blocks import Page
 from fieldnotes.build_state import Build
-from fieldnotes.examples import SNIPPETS_DIR, Example
-from fieldnotes.render.page_notebook import Diagrams, page_notebook, page_notebook_json
+from fieldnotes.examples import SNIPPETS_DIR
+from fieldnotes.features import Feature
+from fieldnotes.render.page_notebook import page_notebook, page_notebook_json
 
 
-class Downloads:
-    def __init__(self, build: Build, diagrams: Diagrams | None = None) -> None:
+class Downloads(Feature):
+    order = 60
+
+    def __init__(self, build: Build) -> None:
         self.build = build
-        self.diagrams = diagrams
-        """How a notebook draws its page's diagrams (none without: their captions only)."""
         self.notebooks: dict[str, str] = {}
         """A page's source -> its notebook's path in the site."""
 
-    def on_files(self, files, config, examples: list[Example]) -> None:
+    def on_files(self, files, config) -> None:
         root = self.build.root
-        for example in examples:
+        for example in self.build.examples:
             files.append(File.generated(config, example.snippet, abs_src_path=str(root / example.snippet)))
         for helper in sorted((root / SNIPPETS_DIR).rglob("_*.py")):  # what a snippet imports, downloadable too
             uri = helper.relative_to(root).as_posix()
@@ -38,11 +39,12 @@ class Downloads:
                 notebook = self._notebook(page, page_uri, config.site_url or "", Path(config.docs_dir))
                 files.append(File.generated(config, notebook_uri, content=notebook))
                 self.notebooks[page_uri] = notebook_uri
+        self.build.notebooks.update(self.notebooks)
 
     def _notebook(self, page: Page, page_uri: str, site_url: str, docs_dir: Path) -> str:
         options = {
             "site_url": site_url,
-            "diagrams": self.diagrams,
+            "diagrams": self.build.diagrams,
             "docs_dir": docs_dir,
             "printed_by": self.build.printed_by,
         }
@@ -52,7 +54,7 @@ class Downloads:
 
         return nbformat.writes(page_notebook(page, self.build.root, page_uri, **options))
 
-    def on_page_markdown(self, markdown: str, page) -> str:
+    def on_page_markdown(self, markdown: str, page, config=None, files=None) -> str:
         notebook = self.notebooks.get(page.file.src_uri)
         if not notebook:
             return markdown

@@ -15,8 +15,11 @@ from __future__ import annotations
 import html
 import re
 
+from fieldnotes import integrations
 from fieldnotes.examples import Example
 from fieldnotes.extension import anchor
+from fieldnotes.features import Feature
+from fieldnotes.integrations import search_entries
 
 _MESSAGE = re.compile(r"(?:^|: )\w+(?:Error|Warning): (?P<message>.+)$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.;])\s")
@@ -34,11 +37,25 @@ def _plain(text: str) -> str:
     return html.unescape(_TAGS.sub("", text)).strip().rstrip(".").lower()
 
 
-class MessageSearch:
-    def __init__(self, root) -> None:
-        self.root = root
+class MessageSearch(Feature):
+    order = 80
+
+    def __init__(self, build) -> None:
+        self.build = build
+        self.root = build.root
         self.printed: dict[str, dict[str, list[str]]] = {}
         """A page's URL -> the id of each of its examples that prints messages -> those messages."""
+
+    def on_pre_build(self, config) -> None:
+        search = config.plugins.get(search_entries.SEARCH_PLUGIN)
+        if search is not None and search.config.enabled and integrations.tested("mkdocs-material"):
+            self.extend(search)
+
+    def on_page_content(self, html: str, page, config, files) -> str:
+        parsed = self.build.pages.get(page.file.src_uri)
+        if parsed is not None:
+            self.on_page(page, parsed)
+        return html
 
     def on_page(self, page, parsed) -> None:
         """Read the messages the page's examples print (`parsed`: the page's fieldnotes.blocks.Page)."""

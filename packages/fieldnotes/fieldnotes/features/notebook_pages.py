@@ -22,7 +22,7 @@ from mkdocs.structure.files import File
 
 from fieldnotes import cache
 from fieldnotes.build_state import Build
-from fieldnotes.features import notebook_html
+from fieldnotes.features import Feature, notebook_html
 
 log = get_plugin_logger("notebook_hooks")
 
@@ -51,7 +51,9 @@ def to_ipynb(percent_source: str, printed_by: str = "") -> str:
     return jupytext.writes(notebook, fmt="ipynb")
 
 
-class NotebookPages:
+class NotebookPages(Feature):
+    order = 20  # before mkdocs-jupyter's runs start (fieldnotes.integrations.notebook_runs)
+
     def __init__(self, build: Build, jupyter_plugin) -> None:
         self.build = build
         self.jupyter = jupyter_plugin
@@ -75,8 +77,9 @@ class NotebookPages:
             files.append(File.generated(config, f"{directory}/{stem}.py", content=source))
             files.append(File.generated(config, f"{directory}/{stem}.ipynb", content=self._ipynb(source)))
             self.ipynb[file.src_uri] = f"{directory}/{stem}.ipynb"
+        self.build.notebooks.update(self.ipynb)
 
-    def on_page_content(self, html, page):
+    def on_page_content(self, html, page, config=None, files=None):
         if not self.jupyter.should_include(page.file):
             return html
         # A notebook has no front matter: its page description is the notebook's `description`

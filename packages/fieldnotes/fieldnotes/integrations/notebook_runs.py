@@ -25,7 +25,10 @@ from concurrent.futures import Future
 from mkdocs_jupyter import plugin as jupyter
 
 from fieldnotes import integrations, jobs
+from fieldnotes.features import Feature
 from fieldnotes.jobs import Scheduler
+
+JUPYTER_PLUGIN = "mkdocs-jupyter"
 
 # The arguments mkdocs-jupyter 0.26.3 passes to nb2html in on_pre_page (besides the path): any
 # difference means no hand-over.
@@ -35,8 +38,10 @@ _ARGUMENTS = (
 )  # fmt: skip
 
 
-class NotebookRuns:
+class NotebookRuns(Feature):
     """The notebook conversions of one build."""
+
+    order = 30  # after the diagrams' runs, before the examples': the exercise's page is rendered last
 
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
@@ -59,6 +64,9 @@ class NotebookRuns:
         if execute and execute.get("enabled") and all(map(integrations.tested, forked_kernel.RELIES_ON)):
             execute["kernel_manager_class"] = ForkedKernelManager
         return app
+
+    def on_files(self, files, config) -> None:
+        self.start(config.plugins[JUPYTER_PLUGIN], files)
 
     def start(self, jupyter_plugin, files) -> None:
         """Submit the conversion of each notebook page mkdocs-jupyter will execute."""

@@ -15,9 +15,8 @@ import itertools
 import posixpath
 import re
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urljoin
 
 from fieldnotes import cache
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     import nbformat
 
     from fieldnotes.cache import Store
-    from fieldnotes.jobs import Scheduler
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 RAISES_TAG = "raises-exception"  # nbclient and JupyterLab keep going past a cell with this tag
@@ -53,38 +51,17 @@ _ADMONITION = re.compile(
 _CODE_DIGEST = cache.code_digest(__file__)
 
 
-@dataclass(frozen=True)
-class Diagrams:
-    """How a notebook gets the diagram of an ```autograd-graph fence: drawn as the page's fence draws it
-    (fieldnotes.torch.graph_fence), through the build's store and scheduler, so both share one drawing."""
-
-    store: Store
-    scheduler: Scheduler
-    timeout: float
-    execute: bool = True
+class Diagrams(Protocol):
+    """How a notebook shows a page's diagram fences (the torch features give one: `Build.diagrams`)."""
 
     def key(self, body: str) -> str:
-        """The diagram's drawing key, for a notebook's key; marked "not drawn" unless its drawing is in the
-        store, so that a notebook made while its diagram could not be drawn (a failed run, a build that
-        runs nothing) is never reused once it can be."""
-        from fieldnotes.torch import graph_fence
+        """The fence's drawing, as part of the notebook's key."""
 
-        try:
-            key = graph_fence.cache_key(self.store, graph_fence.parse(body, self.store.root))
-        except graph_fence.FenceError as error:  # the page's own fence reports it, and fails the build
-            return f"not drawn: {error}"
-        return key if self.execute and self.store.load(key) is not None else f"not drawn yet: {key}"
+    def labels(self, body: str) -> tuple[str, str] | None:
+        """The diagram's title and caption (empty if none); None if the fence cannot be parsed."""
 
     def svg(self, body: str) -> str | None:
-        from fieldnotes.torch import graph_fence
-
-        if not self.execute:  # a build that runs nothing draws nothing
-            return None
-        try:
-            spec = graph_fence.parse(body, self.store.root)
-            return graph_fence.cached_draw(self.store, self.scheduler, spec, self.timeout)["svg"]
-        except graph_fence.FenceError:  # the page's own fence reports it, and fails the build
-            return None
+        """The drawing, or None if none can be made (its caption is shown)."""
 
 
 def page_notebook_json(
@@ -249,14 +226,12 @@ class _Prose:
     def _diagram(self, body: str) -> str:
         """The fence as the diagram it draws: an SVG image, in black on white (a notebook's own
         colours may be dark), with its caption."""
-        from fieldnotes.torch import graph_fence
-
-        try:
-            spec = graph_fence.parse(body, self.root)
-        except graph_fence.FenceError:  # the page's own fence reports it, and fails the build
+        labels = self.diagrams.labels(body) if self.diagrams is not None else None
+        if labels is None:  # no feature draws diagrams, or the page's own fence reports what is wrong
             return ""
-        caption = f"*{spec.caption}*" if spec.caption else ""
-        svg = self.diagrams.svg(body) if self.diagrams else None
+        title, caption = labels
+        caption = f"*{caption}*" if caption else ""
+        svg = self.diagrams.svg(body)
         if svg is None:
             return caption
         # As an image it is a document of its own: a size of its own too, not the page's width.
@@ -264,7 +239,7 @@ class _Prose:
         svg = svg.replace('width="100%"', f'width="{width}" height="{height}"', 1)
         svg = svg.replace('style="', 'style="background: #fff; color: #000; ', 1)
         data = base64.b64encode(svg.encode()).decode("ascii")
-        alt = spec.title.replace('"', "&quot;")
+        alt = title.replace('"', "&quot;")
         return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}">' + (f"\n\n{caption}" if caption else "")
 
 

@@ -13,6 +13,7 @@ from mkdocs.structure.files import File
 
 from fieldnotes.build_state import Build
 from fieldnotes.extension import anchor
+from fieldnotes.features import Feature
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch.api_index import Index, PageExample, page_examples, reused_index
 
@@ -117,8 +118,10 @@ def index_markdown(index: Index, titles: dict[str, str] | None = None, page_uri:
     return "\n".join(lines)
 
 
-class ApiIndexPage:
+class ApiIndexPage(Feature):
     """The page of one build: its index is read in a thread started in on_files."""
+
+    order = 50
 
     def __init__(self, build: Build, scheduler: Scheduler) -> None:
         self.build = build
@@ -129,7 +132,7 @@ class ApiIndexPage:
         self._result: dict = {}
         self._thread: threading.Thread | None = None
 
-    def on_files(self, files, config):
+    def on_files(self, files, config) -> None:
         pages = {uri: page for uri, page in self.build.pages.items() if uri.endswith(".md")}
         placeholder = "# API index\n"  # replaced in on_page_markdown, once the index is read
         files.append(File.generated(config, self.uri, content=placeholder))
@@ -143,10 +146,10 @@ class ApiIndexPage:
         self._thread = threading.Thread(target=work, name="api-index", daemon=True)
         self._thread.start()
 
-    def on_nav(self, nav):
+    def on_nav(self, nav, config=None, files=None) -> None:
         self.titles = {page.file.src_uri: page.title for page in nav.pages if page.title}
 
-    def on_page_markdown(self, markdown, page):
+    def on_page_markdown(self, markdown, page, config=None, files=None):
         if page.file.src_uri != self.uri or self._thread is None:
             return markdown
         self._thread.join()
@@ -159,7 +162,7 @@ class ApiIndexPage:
         page.meta.setdefault("description", DESCRIPTION)
         return index_markdown(self._result["index"], self.titles, self.uri)
 
-    def on_page_content(self, html, page):
+    def on_page_content(self, html, page, config=None, files=None):
         if page.file.src_uri == self.uri:
             # The sidebar's table of contents lists the groups, not every entry again.
             for heading in page.toc:

@@ -93,7 +93,7 @@ def parse(source: str, root: Path) -> Spec:
     for required in ("snippet", "tensors"):
         if not values.get(required):
             raise FenceError(
-                f"the fence has no `{required}:` line (e.g. `snippet: grad_none/seed.py`, `tensors: a b c`)"
+                f"the fence has no `{required}:` line (e.g. `snippet: topic/example.py`, `tensors: a b c`)"
             )
     snippet = values["snippet"]
     if not snippet.startswith(f"{SNIPPETS_DIR}/"):

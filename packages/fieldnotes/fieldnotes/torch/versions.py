@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldnotes.config import docs_dir, project_config
 from fieldnotes.examples import Example, project_examples
-from fieldnotes.torch.drift.classify import EXERCISE, classify, snippet_digest
+from fieldnotes.torch.drift.classify import classify, snippet_digest
 
 REPORTS_DIR = "versions"
-PAGE = "versions.md"
 MARKER = "<!-- fieldnotes: versions table -->"
 
 
@@ -141,7 +141,7 @@ def page_markdown(verdicts: Verdicts, markdown: str, snippets_by_page: dict[str,
             counts[status] = counts.get(status, 0) + 1
         exercise = report.get("exercise")
         exercise_words = (
-            f"; the exercise (`{EXERCISE}`, against {exercise['reference']}): {_exercise_words(root, report)}"
+            f"; the exercise (`{exercise['path']}`, against {exercise['reference']}): {_exercise_words(root, report)}"
             if exercise
             else ""
         )
@@ -178,7 +178,7 @@ def _not_run_words(counts: dict[str, int]) -> str:
 
 def _exercise_words(root: Path, report: dict) -> str:
     exercise = report["exercise"]
-    if exercise["content_key"] != snippet_digest(root, EXERCISE):
+    if exercise["content_key"] != snippet_digest(root, exercise["path"]):
         return f"not run under torch {report['torch_version']} since it changed"
     if exercise["verdict"] == "same":
         return "prints the same"
@@ -191,16 +191,17 @@ def _exercise_words(root: Path, report: dict) -> str:
 # that torch: once the pin moves, it must be checked again. The suite fails on every one that names
 # another version than the pin (tests/test_torch_upgrade.py), and the drift report lists them.
 _NAMED_VERSION = re.compile(r"\b(?:torch|PyTorch)\s+v?(?P<version>\d+\.\d+(?:\.\d+)?)")
-PROSE = ("docs/**/*.md", "docs/exercise/*.py", "README.md")
 
 
 def version_sentences(root: Path, pinned: str) -> list[tuple[str, int, str]]:
     """Each line of the prose that names a torch version other than `pinned` (2.13 matches 2.13.0)."""
     pinned_release = pinned.split("+")[0].split(".")
     found = []
-    for pattern in PROSE:
+    options = project_config(root)
+    written = f"{docs_dir(root)}/{options.versions.page}" if options.versions.page else None
+    for pattern in options.versions.prose:
         for path in sorted(root.glob(pattern)):
-            if path.relative_to(root).as_posix() == f"docs/{PAGE}":
+            if path.relative_to(root).as_posix() == written:
                 continue  # written from the reports
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
                 for match in _NAMED_VERSION.finditer(line):

@@ -16,8 +16,6 @@ from pathlib import Path
 
 from fieldnotes.examples import Example
 
-EXERCISE = "docs/exercise/vanishing_gradients.py"
-
 _SOURCE_LOCATION = re.compile(r"[\w./\\-]*\.(?:h|hpp|c|cc|cpp|cu|cuh):\d+")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _GRAD_FN = re.compile(r"grad_fn=<(\w+)>")
@@ -140,16 +138,17 @@ def compare(root: Path, collected: dict, exercise_reference: dict | None) -> lis
         drifts.append(classify(name, recorded, steps, raised=False, reference_raised=False, labels=labels))
     exercise = collected.get("exercise")
     if exercise is not None and exercise_reference is not None:
+        path = exercise["path"]
         drifts.append(
             classify(
-                EXERCISE,
+                path,
                 exercise_reference["output"],
                 exercise["output"],
                 raised=exercise["exit_code"] != 0,
                 reference_raised=exercise_reference["exit_code"] != 0,
                 labels=(
-                    f"{EXERCISE} (under torch {exercise_reference['torch']})",
-                    f"{EXERCISE} (under torch {exercise['torch']})",
+                    f"{path} (under torch {exercise_reference['torch']})",
+                    f"{path} (under torch {exercise['torch']})",
                 ),
             )
         )
@@ -182,10 +181,11 @@ def report_json(collected: dict, drifts: list[Drift], exercise_reference: dict |
             if name.endswith(".steps.json")
         },
     }
-    if EXERCISE in verdicts:
-        d = verdicts[EXERCISE]
+    exercise = collected.get("exercise")
+    if exercise is not None and exercise["path"] in verdicts:
+        d = verdicts[exercise["path"]]
         report["exercise"] = {
-            "path": EXERCISE,
+            "path": exercise["path"],
             "content_key": collected["exercise"]["content_key"],
             "reference": f"its run as a script under the pinned torch ({exercise_reference['torch']})",
             "verdict": d.verdict,

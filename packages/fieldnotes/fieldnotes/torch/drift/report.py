@@ -35,7 +35,8 @@ import tempfile
 from pathlib import Path
 
 import fieldnotes
-from fieldnotes.torch.drift.classify import EXERCISE, compare, report_json, report_text, snippet_digest
+from fieldnotes.config import project_config
+from fieldnotes.torch.drift.classify import compare, report_json, report_text, snippet_digest
 from fieldnotes.torch.drift.env import ENVS_DIR, ensure_environment, environment_dir
 
 EXERCISE_TIMEOUT = 300.0
@@ -72,18 +73,25 @@ def collect(root: Path, only: list[str] | None = None, exercise: bool = True) ->
         snippet: steps.dumps(done) if isinstance(done, list) else f"no steps recorded: {done}"
         for snippet, done in steps.run_steps(root, diagrams).items()
     }
-    if exercise and (root / EXERCISE).exists():
-        collected["exercise"] = run_exercise(root)
+    notebook = exercise_notebook(root)
+    if exercise and notebook:
+        collected["exercise"] = run_exercise(root, notebook)
     return collected
 
 
-def run_exercise(root: Path) -> dict:
-    """The exercise run as a plain script (`python docs/exercise/vanishing_gradients.py`) by this
+def exercise_notebook(root: Path) -> str:
+    """The notebook the report runs too (the plugin's `versions: {notebook: ...}`), if it exists; or ""."""
+    notebook = project_config(root).versions.notebook
+    return notebook if notebook and (root / notebook).is_file() else ""
+
+
+def run_exercise(root: Path, notebook: str) -> dict:
+    """The notebook run as a plain script (`python NOTEBOOK.py`) by this
     interpreter, in an empty folder (the figures it saves there must not land in the project), and the
     torch it ran under, named by its installed distribution: this process need not import torch."""
     with tempfile.TemporaryDirectory(prefix="drift-exercise-") as folder:
         done = subprocess.run(
-            [sys.executable, "-u", str(root / EXERCISE)],
+            [sys.executable, "-u", str(root / notebook)],
             cwd=folder,
             env={**os.environ, "MPLBACKEND": "Agg"},
             stdout=subprocess.PIPE,
@@ -96,7 +104,8 @@ def run_exercise(root: Path) -> dict:
         "output": done.stdout.replace(f"{root}{os.sep}", ""),
         "exit_code": done.returncode,
         "torch": importlib.metadata.version("torch"),
-        "content_key": snippet_digest(root, EXERCISE),
+        "content_key": snippet_digest(root, notebook),
+        "path": notebook,
     }
 
 
@@ -144,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the examples could not be run under {python}", file=sys.stderr)
             return 2
         collected = json.loads(runs_path.read_text(encoding="utf-8"))
-    reference = None if args.no_exercise or not (root / EXERCISE).exists() else run_exercise(root)
+    notebook = exercise_notebook(root)
+    reference = None if args.no_exercise or not notebook else run_exercise(root, notebook)
     drifts = compare(root, collected, reference)
     report = report_json(collected, drifts, reference)
     from fieldnotes.torch.versions import version_sentences  # it reads these reports: imported late
