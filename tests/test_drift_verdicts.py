@@ -271,14 +271,19 @@ def test_a_report_without_drifts_says_so(tmp_path):
 
 
 def test_a_recorded_output_is_read_as_utf_8_whatever_the_locale(tmp_path):
-    """Catches a `.out` read in the locale's encoding (a "×" in it would not read on another machine)."""
+    """Catches a `.out`, or a diagram's recorded steps (`NAME.steps.json`, written with non-ASCII text as
+    it is), read in the locale's encoding (a "×" in it would not read on another machine)."""
     runs = collected(tmp_path)
     (tmp_path / "snippets" / "same.out").write_bytes("2 × 3\n".encode())
+    (tmp_path / "snippets" / "same.steps.json").write_bytes('["2 × 3"]\n'.encode())
     runs["examples"]["snippets/same.py"]["output"] = "2 × 3\n"
+    runs["steps"] = {"snippets/same.py": '["2 × 3"]\n'}
     before = locale.setlocale(locale.LC_CTYPE)
     locale.setlocale(locale.LC_CTYPE, "C")
     try:
-        assert compare(tmp_path, runs, None)[0] == Drift("snippets/same.py", "same")
+        drifts = compare(tmp_path, runs, None)
+        assert drifts[0] == Drift("snippets/same.py", "same")
+        assert drifts[-1] == Drift("snippets/same.steps.json", "same")
     finally:
         locale.setlocale(locale.LC_CTYPE, before)
 
@@ -311,6 +316,9 @@ def test_each_diagrams_steps_are_compared_with_their_recorded_file(tmp_path):
     )
     assert '-[{"node": "MulBackward0", "grad": "1."}]' in drifts[1].diff
     assert '+[{"node": "AddBackward0"}]' in drifts[2].diff
+    assert [line for line in drifts[2].diff.splitlines() if line.startswith("-")] == [
+        "--- snippets/unrecorded.steps.json (recorded)"
+    ]  # nothing recorded: nothing taken away
     report = report_json(runs, drifts, None)
     assert report["drifted"] == 2
     assert report["steps"] == {d.name: {"verdict": d.verdict, "changes": d.changes, "diff": d.diff} for d in drifts}

@@ -46,10 +46,12 @@ out.register_hook(append_to(fired, "hook on the output"))
 net.act.retain_grad()
 out.sum().backward()
 print("  fired:", fired, "| out.grad is None:", out.grad is None)
-# eager, to check the value the tensor hook saw
+got = seen["l1_output"]
+# eager, to check the value the tensor hook saw (the forward hook
+# hooks h too, and would overwrite seen: got was taken before)
 h = net.l1(x)
 (expected,) = torch.autograd.grad(net.l2(h.relu()).sum(), [h])
-same = torch.allclose(seen["l1_output"], expected)
+same = torch.allclose(got, expected)
 print("  the tensor hook saw d loss / d l1 output:", same)
 
 print("2. retain_grad() on a tensor kept from inside the compiled "

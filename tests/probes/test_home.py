@@ -107,15 +107,3 @@ def test_every_pages_footer_names_the_torch_and_python_that_printed_it(built_sit
         assert len(line) == 1, page
         assert re.search(rf"\btorch {re.escape(TORCH_PIN)}\b", line[0]), (page, line)
         assert f"Python {platform.python_version()}" in line[0], (page, line)
-
-
-def test_to_hands_back_a_non_leaf_only_to_another_device_or_dtype():
-    """Sentence: 'the everyday operations (`.to()` to another device or dtype, `.view()`, `* 0.01`) that
-    hand you a non-leaf instead of your weight'. Counter-case: `.to()` to the device and dtype the weight
-    already has (`w.to(device)` run on a CPU machine) returns `w` itself, a leaf: the words said `.to()`
-    before, which that case broke."""
-    assert_on_page(PAGE, "the everyday operations (`.to()` to another device or dtype, `.view()`, `* 0.01`)")
-    w = torch.ones(2, requires_grad=True)
-    assert w.to("cpu") is w and w.to(torch.float32) is w
-    for moved in (w.to(torch.float64), w.to("meta"), w.view(2), w * 0.01):
-        assert not moved.is_leaf and moved.grad_fn is not None

@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+from tests.conftest import ROOT
 from tests.probes._sentence import assert_on_page
 
 PAGE = "leaf-vs-intermediate.md"
@@ -118,66 +119,31 @@ def test_a_weight_handed_back_by_an_everyday_operation_keeps_no_grad():
     assert same.is_leaf and same.grad is not None
 
 
-def test_what_autograd_records_of_the_everyday_operations():
-    """Sentence: 'With grad mode on and inference mode off, autograd records `.to()` to another
-    floating-point dtype or another device, `.view()` (to any shape, its own too) and `* 0.01` on a tensor that
-    requires grad, and what they return is an intermediate'. Before: '(outside `torch.no_grad()`)', which
-    `inference_mode()` and `set_grad_enabled(False)` break (outside no_grad, grad mode off: nothing
-    recorded), and so does `enable_grad()` inside `no_grad()` (recorded) (reader 3, L1); and
-    'grad mode on (`torch.is_grad_enabled()`)' alone, which `enable_grad()` inside `inference_mode()`
-    breaks (grad mode on, nothing recorded). The words named `torch.is_grad_enabled()` and
-    `torch.is_inference_mode_enabled()` in parentheses until the first lesson needed the line (6 screens).
-    Counter-cases:
-    `.to(torch.int64)` and `.view(torch.int32)` (record nothing: excluded by the words), a complex dtype,
-    and each of those contexts, nested or not: recorded exactly when grad mode is on and inference mode
-    off."""
-    assert_on_page(
-        PAGE,
-        "With grad mode on and inference mode off, autograd records `.to()` to another",
-    )
-    w = torch.randn(4, requires_grad=True)
-    assert_on_page(PAGE, "`.view()` (to any shape, its own too)")
-    for t in (w.to(torch.float64), w.to("meta"), w.view(2, 2), w.view(4), w * 0.01, w.to(torch.complex64)):
-        assert not t.is_leaf and t.grad_fn is not None
-    for t in (w.to(torch.int64), w.view(torch.int32), w.to(torch.bool)):
-        assert t.is_leaf and not t.requires_grad
-    contexts = (
-        torch.no_grad,
-        torch.enable_grad,
-        torch.inference_mode,
-        lambda: torch.inference_mode(False),
-        lambda: torch.set_grad_enabled(False),
-        lambda: torch.set_grad_enabled(True),
-    )
-    for outer in contexts:
-        for inner in contexts:
-            with outer(), inner():
-                made = (w.to(torch.float64), w.to("meta"), w.view(4), w * 0.01)
-                on = torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
-                assert all(not t.is_leaf for t in made) is on, (outer, inner)
-                assert all(t.is_leaf for t in made) is not on, (outer, inner)
-    with torch.inference_mode(), torch.enable_grad():
-        assert torch.is_grad_enabled() and (w * 0.01).is_leaf  # grad mode on alone is not enough
-
-
-def test_the_everyday_operations_on_a_tensor_made_in_inference_mode():
-    """Sentence: '... and `* 0.01` on a tensor that requires grad and was made outside inference mode.'
-    Before: '... on a tensor that requires grad', which an inference tensor made with requires_grad=True
-    breaks (reader 4, L1): outside inference mode, grad mode on, its `.view()` is a leaf and its `.to()`
-    records CopyBackwards, not ToCopyBackward0. Counter-cases: that tensor, and tensors made outside it
-    that require grad: a leaf, an `nn.Parameter`, an intermediate, a view taken under no_grad()."""
-    assert_on_page(PAGE, "on a tensor that requires grad and was made outside inference mode")
-    with torch.inference_mode():
-        inference = torch.ones(4, requires_grad=True)
-    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
-    assert inference.view(4).is_leaf and inference.to(torch.float64).grad_fn.name().endswith("CopyBackwards")
-    w = torch.randn(4, requires_grad=True)
-    with torch.no_grad():
-        taken_off = w[:]
-    for t in (w, torch.nn.Parameter(torch.ones(4)), w * 2, taken_off):
-        assert t.requires_grad and not t.is_inference()
-        made = (t.to(torch.float64), t.to("meta"), t.view(2, 2), t.view(4), t * 0.01)
-        assert all(not m.is_leaf and m.grad_fn is not None for m in made)
+def test_the_everyday_operations_are_pointed_to_not_stated():
+    """Sentence: 'A weight is `a`, but the tensor your code holds may be a `b`: [which operations make a
+    non-leaf](#which-operations-make-a-non-leaf) shows `.to()`, `.view()` and `* 0.01` on a weight.' It
+    names what the example below shows, and states no rule. Before: 'With grad mode on and inference mode
+    off, autograd records `.to()` to another floating-point dtype or another device, `.view()` [...] and
+    `* 0.01` on a tensor that requires grad and was made outside inference mode. What they return is an
+    intermediate.', narrowed five times and using terms no earlier page teaches (issue 42's reader): cut,
+    its probes with it. The home page's reading order said '`.to()` to another device or dtype', which
+    `.to(torch.int64)` breaks (a leaf): cut too. Checks: the example shows each of the three on a weight
+    that requires grad, and each gives an intermediate. Counter-cases: `.to()` to an integer dtype and
+    to the device the weight is on (leaves, as the example's last row shows for the second)."""
+    assert_on_page(PAGE, "A weight is `a`, but the tensor your code holds may be a `b`: [which operations make a")
+    assert_on_page(PAGE, "shows `.to()`, `.view()` and `* 0.01` on a weight.")
+    assert_on_page(PAGE, "### Which operations make a non-leaf")
+    snippet = (ROOT / "snippets/leaves/ops_make_non_leaves.py").read_text(encoding="utf-8")
+    assert "w = torch.randn(2, 2, requires_grad=True)" in snippet
+    for code in ('"w.to(float64)": w.to(float64)', '"w.view(4)": w.view(4)', '"w * 0.01": w * 0.01'):
+        assert code in snippet, code
+    w = torch.randn(2, 2, requires_grad=True)
+    for made in (w.to(torch.float64), w.view(4), w * 0.01):
+        assert not made.is_leaf and made.grad_fn is not None
+    for made in (w.to(torch.int64), w.to("cpu")):
+        assert made.is_leaf and made.grad_fn is None
+    for page in (PAGE, HOME):
+        assert "to another device or dtype" not in " ".join((ROOT / "docs" / page).read_text("utf-8").split())
 
 
 def test_to_an_integer_dtype_records_nothing_and_cannot_require_grad():

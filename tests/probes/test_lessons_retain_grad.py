@@ -1,12 +1,13 @@
 """Probes of the general sentences on docs/retain-grad.md. Counter-cases: an intermediate off the loss's
 path, a leaf, `backward(inputs=...)`, `requires_grad_()` after the computation, a tensor computed only
-from tensors that need no grad, a graph of additions alone."""
+from tensors that need no grad, a pass limited by `inputs=`."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
+from tests.conftest import ROOT
 from tests.probes._sentence import assert_on_page
 
 PAGE = "retain-grad.md"
@@ -71,13 +72,16 @@ def test_retain_grad_raises_on_a_tensor_that_does_not_require_grad():
 
 
 def test_requires_grad_on_the_starting_leaf_counts_only_before_computing():
-    """Sentence: 'call `requires_grad_()` on the leaf it starts from. Then compute again: calling it
-    afterwards changes nothing for what was already computed. A tensor computed only from tensors that need
-    no grad is itself a leaf. `requires_grad_()` on it makes it require grad, but gives nothing before it a
-    gradient.' Before that: 'before computing from it, and compute again' (one sentence of 48 words);
-    and: 'Call `requires_grad_()` on the leaf the computation starts from, not on the intermediate' (REVIEW.md,
-    15: loose). Counter-cases: the reviewer's."""
-    assert_on_page(PAGE, "calling it afterwards changes nothing for what was already computed")
+    """Sentence: 'To get gradients for the whole computation, call `requires_grad_()` on the leaf it starts
+    from, then compute again.' Before (issue 42's reader: no example on the page backs them): '...starts
+    from. Then compute again: calling it afterwards changes nothing for what was already computed. A
+    tensor computed only from tensors that need no grad is itself a leaf. `requires_grad_()` on it makes
+    it require grad, but gives nothing before it a gradient.', cut to the instruction. Before that: 'before
+    computing from it, and compute again' (one sentence of 48 words); and: 'Call `requires_grad_()` on
+    the leaf the computation starts from, not on the intermediate' (REVIEW.md, 15: loose). Counter-cases:
+    `requires_grad_()` on the leaf after computing (nothing computed changes), on the computed tensor
+    (a leaf: nothing before it gets a gradient); computing again gives the leaf its gradient."""
+    assert_on_page(PAGE, "call `requires_grad_()` on the leaf it starts from, then compute again.")
     x = torch.ones(3)
     y = x * 2
     x.requires_grad_()
@@ -107,74 +111,38 @@ def test_a_second_pass_adds_into_a_retained_intermediates_grad_as_into_a_leafs()
     assert torch.equal(b.grad, torch.tensor(24.0)) and torch.equal(a.grad, torch.tensor(172.0))
 
 
-def test_a_graph_of_additions_out_of_place_can_be_walked_twice():
-    """Sentence: 'By default a backward pass frees the tensors the graph saved for it [...], and a second
-    pass that needs one of them fails' and 'A graph made only of additions out of place (`a + w`, say) saves
-    no tensor, and can be walked twice without it'. Before: 'A graph that saved nothing (additions only,
-    say) can be walked twice without it', which an addition in place through a view breaks (found while
-    checking reader 8's L1): `b[:1].add_(1)` saves no tensor (the saved-tensor hook sees none, its node has
-    no `_saved_*`), yet its `CopySlices` node is freed by the first pass and the second raises. So does
-    `a * 0.01`, whose number is saved as a tensor the hook never sees (saved-tensors.md). Counter-cases:
-    additions of two tensors, of a Python number, with `alpha=`, broadcast, of another dtype (nothing
-    saved, two passes work); that in-place addition through a view; `exp` and a product of two tensors
-    that require grad (saved)."""
-    from torch.autograd.graph import saved_tensors_hooks
-
-    assert_on_page(
-        PAGE, "A graph made only of additions out of place (`a + w`, say) saves no tensor, and can be walked twice"
-    )
-
-    def saved_and_twice(make) -> tuple[list, bool]:
-        a = torch.tensor([2.0, 3.0], requires_grad=True)
-        w = torch.tensor([4.0, 5.0], requires_grad=True)
-        seen = []
-        with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
-            out = make(a, w).sum()
-        tensors = [
-            getattr(node, name)
-            for node in _nodes(out.grad_fn)
-            for name in dir(node)
-            if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)
-        ]
-        out.backward()
-        try:
-            out.backward()
-        except RuntimeError as error:
-            assert "Trying to backward through the graph a second time" in str(error)
-            return seen + tensors, False
-        return seen + tensors, True
-
-    for additions in (
-        lambda a, w: a + w,
-        lambda a, w: a + 1 + w,
-        lambda a, w: torch.add(a, w, alpha=3),
-        lambda a, w: a + torch.tensor(1.0, requires_grad=True),  # broadcast
-        lambda a, w: a + torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
-    ):
-        assert saved_and_twice(additions) == ([], True)
-
-    def in_place_through_a_view(a, w):
-        b = a + w
-        b[:1].add_(1)
-        return b
-
-    assert saved_and_twice(in_place_through_a_view) == ([], False)
-    assert saved_and_twice(lambda a, w: a * 0.01)[1] is False
-    for saving in (lambda a, w: a.exp(), lambda a, w: a * w):
-        saved, twice = saved_and_twice(saving)
-        assert saved and not twice
-
-
-def _nodes(root) -> list:
-    """The nodes of the graph from `root`."""
-    seen, todo = [], [root]
-    while todo:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.append(node)
-        todo.extend(n for n, _ in node.next_functions)
-    return seen
+def test_the_first_pass_freed_what_exp_saved():
+    """Sentence: 'Below, without it, the second call fails: `exp` saved its result, and the first pass freed
+    it'. Before: 'By default a backward pass frees the tensors the graph saved for it', loose (issue 42's
+    reader, L3): a pass limited by `inputs=` frees only what it ran, so after `c.backward(inputs=[w])` on
+    `c = a.exp() + w` a full `c.backward()` still works. And 'A graph made only of additions out of place
+    (`a + w`, say) saves no tensor, and can be walked twice without it': cut, with its probe (no example on
+    the page; saved-tensors.md shows what `a + w` saves). Checks: the example's `exp` node holds its
+    result, the first pass frees it (reading it raises), the second pass raises; with `retain_graph=True`
+    on the first, both run. Counter-case: that pass limited by `inputs=`."""
+    assert_on_page(PAGE, "Below, without it, the second call fails: `exp` saved its result, and the first pass freed")
+    snippet = (ROOT / "snippets/retain_grad/retain_graph_error.py").read_text(encoding="utf-8")
+    assert "b = a.exp()" in snippet and snippet.count("c.backward()") == 2
+    a = torch.tensor(2.0, requires_grad=True)
+    b = a.exp()
+    c = b + 1
+    assert b.grad_fn._saved_result.equal(b)
+    c.backward()
+    with pytest.raises(RuntimeError, match="after they have already been freed"):
+        _ = b.grad_fn._saved_result
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        c.backward()
+    a = torch.tensor(2.0, requires_grad=True)
+    c = a.exp() + 1
+    c.backward(retain_graph=True)
+    c.backward()
+    assert torch.allclose(a.grad, 2 * torch.tensor(2.0).exp())
+    a = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(1.0, requires_grad=True)
+    c = a.exp() + w
+    c.backward(inputs=[w])
+    c.backward()
+    assert torch.allclose(a.grad, torch.tensor(2.0).exp()) and torch.equal(w.grad, torch.tensor(2.0))
 
 
 def test_retain_graph_on_every_pass_but_the_last():

@@ -48,8 +48,8 @@ def copy(folder: Path) -> Path:
 
 
 def build(project: Path, host: str) -> subprocess.CompletedProcess:
-    if host == "mkdocs":
-        command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"]
+    if host in ("mkdocs", "properdocs"):
+        command = [sys.executable, "-m", host, "build", "--strict", "-f", "mkdocs.yml", "--site-dir", "site"]
     else:  # Zensical renders its own theme, not MkDocs'; --clean: its page cache does not see a recorded output change
         config = project / "mkdocs.yml"
         config.write_text(config.read_text().replace("theme: {name: mkdocs}", "theme: {name: material}"))
@@ -64,7 +64,7 @@ def outputs(project: Path, page: str) -> list[str]:
     return [c for c in codes if c in SHOWN[page]]
 
 
-HOSTS = ["mkdocs", "zensical"]
+HOSTS = ["mkdocs", "properdocs", "zensical"]
 
 
 @pytest.fixture(scope="module", params=HOSTS)
@@ -99,11 +99,13 @@ def drifted(project: Path) -> None:
         path.write_text(path.read_text().replace(old, new))
 
 
-def test_a_drift_fails_the_mkdocs_build_naming_each_page_line_and_diff(tmp_path):
-    """Catches a drift that does not fail the build, or that names no line, no block or no diff."""
+@pytest.mark.parametrize("host", ["mkdocs", "properdocs"])
+def test_a_drift_fails_the_plugin_hosts_build_naming_each_page_line_and_diff(tmp_path, host):
+    """Catches a drift that does not fail the build, or that names no line, no block or no diff, under
+    MkDocs or ProperDocs (which hands the plugin mkdocs.yml's path as typed)."""
     project = copy(tmp_path)
     drifted(project)
-    result = build(project, "mkdocs")
+    result = build(project, host)
     assert result.returncode != 0
     for where, name, recorded, printed in [
         ("docs/index.md:9", "squares", "[0, 1, 4]", "[0, 1, 4, 9]"),
