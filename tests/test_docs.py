@@ -15,8 +15,7 @@ import pytest
 from pytest_examples import CodeExample, EvalExample, find_examples
 
 from fieldnotes import blocks
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import project_examples
+from fieldnotes.examples import project_examples, snippets_dir
 from tests.conftest import ROOT
 
 BLOCKS = [b for b in find_examples(ROOT / "docs") if b.path.suffix == ".md"]

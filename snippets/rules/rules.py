@@ -474,7 +474,8 @@ def what_retain_grad_does(run: Run):
         if not old.requires_grad:
             yield (
                 step.error is not None,
-                f"`{code}` without requires_grad raised: {step.error is not None}",
+                f"`{code}` without requires_grad raised:"
+                f" {step.error is not None}",
             )
             continue
         if step.error:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fieldnotes import blocks, runner
-from fieldnotes.config import docs_dir, project_config, snippets_dir
-from fieldnotes.examples import Example
+from fieldnotes.config import docs_dir, project_config
+from fieldnotes.examples import Example, snippets_dir
 from fieldnotes.jobs import Scheduler, preload
 
 

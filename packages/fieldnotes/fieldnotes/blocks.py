@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pymdownx.superfences import RE_OPTIONS
 
-from fieldnotes.config import DEFAULT_SNIPPETS
+from fieldnotes.examples import DEFAULT_SNIPPETS
 
 _FENCE = re.compile(
     r"^(?P<indent>[ \t]*)```python(?P<options>[ \t][^\n]*)\n"

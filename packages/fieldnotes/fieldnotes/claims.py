@@ -8,8 +8,7 @@ import html
 import re
 from pathlib import Path
 
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import Example
+from fieldnotes.examples import Example, snippets_dir
 
 _CLAIM = re.compile(r'<code data-out="(?P<snippet>[^"]+)">(?P<text>.*?)</code>', re.DOTALL)
 

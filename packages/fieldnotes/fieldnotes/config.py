@@ -20,7 +20,6 @@ site's stylesheet or scripts expect it):
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from mkdocs.config import config_options
@@ -28,7 +27,6 @@ from mkdocs.config.base import Config
 from mkdocs.utils.yaml import yaml_load
 
 DEFAULT_TIMEOUT = 20.0
-DEFAULT_SNIPPETS = "snippets"
 
 
 class ApiIndexConfig(Config):
@@ -112,20 +110,6 @@ class FieldNotesConfig(Config):
     search_messages = config_options.SubConfig(SearchMessagesConfig)
     versions = config_options.SubConfig(VersionsConfig)
     html = config_options.SubConfig(HtmlConfig)
-
-
-@functools.cache
-def snippets_dir(root: Path) -> str:
-    """The folder the pages include their examples from, relative to `root`: pymdownx.snippets' first
-    `base_path` in mkdocs.yml (`--8<-- "topic/x.py"` includes SNIPPETS/topic/x.py); "snippets" where
-    mkdocs.yml names none (or there is no mkdocs.yml: a project of `markdown.markdown` alone)."""
-    config = root / "mkdocs.yml"
-    extensions = (yaml_load(config.read_text(encoding="utf-8")) if config.is_file() else {}).get("markdown_extensions")
-    for entry in extensions or []:
-        if isinstance(entry, dict) and "pymdownx.snippets" in entry:
-            base = (entry["pymdownx.snippets"] or {}).get("base_path") or DEFAULT_SNIPPETS
-            return (base[0] if isinstance(base, list) else base).rstrip("/")
-    return DEFAULT_SNIPPETS
 
 
 def docs_dir(root: Path) -> str:

@@ -9,13 +9,25 @@ reviewed diff of a `.out` file.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.metadata
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes.config import snippets_dir
+import yaml
+
 from fieldnotes.runner import Run
+
+DEFAULT_SNIPPETS = "snippets"
+
+
+class _TagsIgnored(yaml.SafeLoader):
+    """mkdocs.yml as plain YAML: a tag MkDocs gives a meaning (`!ENV [...]`, `!!python/name:...`) reads as
+    None; MkDocs' own loader is not imported, so the core runs without MkDocs."""
+
+
+_TagsIgnored.add_multi_constructor("", lambda loader, suffix, node: None)
 
 RECORD_COMMAND = "python -m fieldnotes.record {snippet}"
 _HELPER_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+(_\w+)", re.MULTILINE)
@@ -60,6 +72,21 @@ class Example:
             return False
         (self.root / self.recorded_path).write_text(run.output, encoding="utf-8")
         return True
+
+
+@functools.cache
+def snippets_dir(root: Path) -> str:
+    """The folder the pages include their examples from, relative to `root`: pymdownx.snippets' first
+    `base_path` in mkdocs.yml (`--8<-- "topic/x.py"` includes SNIPPETS/topic/x.py); "snippets" where
+    mkdocs.yml names none (or there is no mkdocs.yml: a project of `markdown.markdown` alone)."""
+    config = root / "mkdocs.yml"
+    settings = yaml.load(config.read_text(encoding="utf-8"), _TagsIgnored) if config.is_file() else None
+    extensions = (settings or {}).get("markdown_extensions")
+    for entry in extensions or []:
+        if isinstance(entry, dict) and "pymdownx.snippets" in entry:
+            base = (entry["pymdownx.snippets"] or {}).get("base_path") or DEFAULT_SNIPPETS
+            return (base[0] if isinstance(base, list) else base).rstrip("/")
+    return DEFAULT_SNIPPETS
 
 
 def project_examples(root: Path) -> list[Example]:

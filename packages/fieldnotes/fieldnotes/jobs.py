@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from fieldnotes import runner
-from fieldnotes.config import snippets_dir
+from fieldnotes.examples import snippets_dir
 
 T = TypeVar("T")
 FIRST = float("inf")

@@ -38,7 +38,8 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 
 from fieldnotes import features, integrations
 from fieldnotes.build_state import Build
-from fieldnotes.config import FieldNotesConfig, snippets_dir
+from fieldnotes.config import FieldNotesConfig
+from fieldnotes.examples import snippets_dir
 from fieldnotes.integrations import lazy_imports
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from pathlib import Path
 from fieldnotes import runner
 from fieldnotes.batch import run_examples
 from fieldnotes.code_blocks import record_pages
-from fieldnotes.config import docs_dir, project_config, snippets_dir
-from fieldnotes.examples import project_examples
+from fieldnotes.config import docs_dir, project_config
+from fieldnotes.examples import project_examples, snippets_dir
 
 RECORDERS = "fieldnotes.recorders"
 """The entry-point group of what else a recording writes: each a callable given the project's folder

@@ -11,7 +11,7 @@ from mkdocs.structure.files import File
 
 from fieldnotes.blocks import Page
 from fieldnotes.build_state import Build
-from fieldnotes.config import snippets_dir
+from fieldnotes.examples import snippets_dir
 from fieldnotes.features import Feature
 from fieldnotes.render.page_notebook import page_notebook, page_notebook_json
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from fieldnotes import blocks
 from fieldnotes.build_state import Build
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import project_examples
+from fieldnotes.examples import project_examples, snippets_dir
 from fieldnotes.features import Feature
 from fieldnotes.runs import run_order
 

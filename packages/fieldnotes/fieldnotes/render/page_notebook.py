@@ -21,8 +21,7 @@ from urllib.parse import urljoin
 
 from fieldnotes import cache
 from fieldnotes.blocks import DIAGRAM_FENCE, Page, diagram_body
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import Example
+from fieldnotes.examples import Example, snippets_dir
 
 if TYPE_CHECKING:
     import nbformat

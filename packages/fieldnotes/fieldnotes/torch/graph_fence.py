@@ -39,8 +39,7 @@ from mkdocs.plugins import get_plugin_logger
 from fieldnotes import cache, jobs, runner
 from fieldnotes.blocks import Page
 from fieldnotes.cache import Store
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import RECORD_COMMAND
+from fieldnotes.examples import RECORD_COMMAND, snippets_dir
 from fieldnotes.jobs import Scheduler
 from fieldnotes.torch import graph, steps
 from fieldnotes.torch.graph import protocol

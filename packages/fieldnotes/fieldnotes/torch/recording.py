@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from fieldnotes import runner
-from fieldnotes.config import snippets_dir
-from fieldnotes.examples import Example, torch_version
+from fieldnotes.examples import Example, snippets_dir, torch_version
 
 MANIFEST = "recorded-with.json"
 """In the snippets folder, beside the outputs: for each recorded output, the torch that printed it last."""
