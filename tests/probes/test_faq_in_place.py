@@ -19,11 +19,15 @@ PAGE = "faq/in-place.md"
 
 @pytest.mark.parametrize("split", ["unbind", "split", "split_with_sizes", "chunk"])
 def test_views_from_a_function_returning_several_are_refused_at_once(split):
-    """Sentence: 'a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by
-    `tensor_split()`, whose views take the write)' is refused at the in-place line (the page said "a
-    function that returns several" before: tensor_split and hsplit return several and take it).
-    Counter-case: the same write on a view from plain slicing is allowed."""
-    assert_on_page(PAGE, "a view returned by `unbind()`, `split()`, `split_with_sizes()` or `chunk()` (not by")
+    """Sentence: 'a view of a tensor that requires grad returned by `unbind()`, `split()`,
+    `split_with_sizes()` or `chunk()` (not by `tensor_split()`, whose views take the write)' is refused at
+    the in-place line (the page said "a function that returns several" before: tensor_split and hsplit
+    return several and take it).
+    Counter-cases: the same write on a view from plain slicing is allowed; so is one on such a view of a
+    tensor that does not require grad, or with grad mode off (reader 14: the words before, 'a view returned
+    by ...', named neither)."""
+    assert_on_page(PAGE, "With grad mode on, some in-place operations are refused at once")
+    assert_on_page(PAGE, "a view of a tensor that\nrequires grad returned by `unbind()`, `split()`")
     a = torch.randn(2, 3, requires_grad=True)
     views = {
         "unbind": lambda t: t.unbind(),
@@ -33,6 +37,9 @@ def test_views_from_a_function_returning_several_are_refused_at_once(split):
     }
     first = views[split](a * 1)
     assert "is a view and is being modified inplace" in raises(lambda: first[0].mul_(2))
+    views[split](torch.randn(2, 3))[0].mul_(2)
+    with torch.no_grad():
+        views[split](a * 1)[0].mul_(2)
     sliced = (a * 1)[0]
     sliced.mul_(2)
     sliced.sum().backward()
@@ -53,15 +60,15 @@ def test_views_from_tensor_split_take_the_write(split):
 
 
 def test_other_views_refused_at_the_in_place_line():
-    """Sentence: 'Some views are refused at once, at the in-place line: a view of a leaf that requires
-    grad, ...; and a view made under `torch.no_grad()`, written with grad mode on by an operation
-    autograd records.' Counter-cases: the no_grad view changed under no_grad (allowed); writes autograd
+    """Sentence: 'With grad mode on, some in-place operations are refused at once, at the in-place line:
+    ... a view of a leaf that requires grad, ...; and a view made under `torch.no_grad()`, written by an
+    operation autograd records.' Counter-cases: the no_grad view changed under no_grad (allowed); writes autograd
     does not record, allowed with grad mode on: `logical_not_()`, and `mul_(2)` on a view of a base that
     does not require grad (both broke the words before, "changed with grad mode on"), while `mul_(w)`
     with `w` requiring grad is recorded and refused."""
     assert_on_page(
         PAGE,
-        "and a view made under `torch.no_grad()`, written with grad mode on by an operation autograd records."
+        "and a view made under `torch.no_grad()`, written by an\noperation autograd records."
     )
     w = torch.ones(4, requires_grad=True)
     assert raises(lambda: w[:2].mul_(2)).startswith("a view of a leaf Variable that requires grad")
@@ -267,8 +274,8 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_at_once():
     (The words before that said only views were refused at once.)"""
     assert_on_page(
         PAGE,
-        "Some in-place operations are refused at once, at the in-place line: `resize_()` of any tensor that"
-        " requires grad, outside inference mode;",
+        "With grad mode on, some in-place operations are refused at once, at the in-place line: `resize_()` of"
+        " any tensor that requires grad, outside inference mode;",
     )
     with torch.inference_mode():
         torch.ones(3, requires_grad=True).resize_(4)
@@ -299,7 +306,7 @@ def test_op_db_in_place_operators_on_an_intermediate_run_or_resize_refuses():
     float32 sample): an autograd error at the in-place line from any but resize_/resize_as_, or a write
     that changes the values and leaves the version where it was, fails it. The words before ("Some
     views are refused at once") were broken by resize_."""
-    assert_on_page(PAGE, "Some in-place operations are refused at once, at the in-place line: `resize_()` of any")
+    assert_on_page(PAGE, "some in-place operations are refused at once, at the in-place line: `resize_()` of any")
     refused, unseen, ran = {}, [], 0
     for op, sample in first_samples(lambda t: t * 1):
         if op.inplace_variant is None:
@@ -329,7 +336,7 @@ def test_a_write_the_backward_pass_never_needs_still_raises():
     it, whose words ('the `_version` of a tensor saved on its path changed since') the counter-case
     meets. Counter-case the other way: the same write on a separate tensor (`h2`) raises nothing."""
     assert "are allowed, until the backward pass needs the value you overwrote" not in prose(PAGE)
-    assert_on_page(PAGE, "Some in-place operations are refused at once, at the in-place line:")
+    assert_on_page(PAGE, "With grad mode on, some in-place operations are refused at once, at the in-place line:")
     assert_on_page(PAGE, '--8<-- "rules/rules.py:rule-9"')
     rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
     assert "a pass also raises if the `_version` of a tensor saved on its path changed since" in rules

@@ -166,11 +166,15 @@ def test_a_hook_not_removed_runs_in_every_later_pass_that_runs_its_node():
 
 
 def test_hook_order_unless_the_tensor_changed_in_place_in_between():
-    """Sentence: 'Hooks fire as the backward pass reaches each tensor, from the output back to the leaves,
-    and several hooks on one tensor fire in the order they were registered, unless the tensor was changed
-    in place between two registrations'. Before: without the 'unless', which the in-place case breaks:
-    the first-registered hook fires second (REVIEW.md, 17). Counter-cases: the same, and a chain."""
-    assert_on_page(PAGE, "unless the tensor was changed in place between two registrations")
+    """Sentences: 'Here the hooks fire as the backward pass reaches each tensor, from `c` back to the leaf
+    `a`, and the two on `b` in the order they were registered. A change in place between two registrations
+    can change that order'. Before: 'Hooks fire as the backward pass reaches each tensor, from the output
+    back to the leaves. Several hooks on one tensor fire in the order they were registered, unless the
+    tensor was changed in place between two registrations', loose (reader 13): hooks on a view (a 3-D
+    Linear's output) written in place after they were registered never fire. Before that: without the
+    'unless' (REVIEW.md, 17). Counter-cases: the example's chain, and the in-place case."""
+    assert_on_page(PAGE, "Here the hooks fire as the backward pass reaches each tensor, from `c` back to the leaf")
+    assert_on_page(PAGE, "A change in place between two registrations can change\nthat order")
     a = torch.tensor(2.0, requires_grad=True)
     b = a * 3
     c = b + 1

@@ -42,8 +42,10 @@ def packed(op, a, w) -> list[torch.Tensor]:
     return seen
 
 
-SAVES = "Here a function of yours, given to `torch.autograd.graph.saved_tensors_hooks`, lists the tensors each"
-SAVED = "lists the tensors each operation saved:"
+SAVES = "Here a function of yours, given to `torch.autograd.graph.saved_tensors_hooks`, lists the tensors these"
+# Before: '... lists the tensors each operation saved', loose (reader 13): `w * 0.01` saves the number,
+# wrapped as a tensor, which the pack hook never sees.
+SAVED = "lists the tensors these three operations saved:"
 
 
 def leaves():

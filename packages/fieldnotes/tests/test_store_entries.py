@@ -165,3 +165,14 @@ def test_a_run_key_has_the_format_stored_runs_were_saved_under(root):
     helpers = b"snippets/a/_h.py\0H\nsnippets/a/_g.py\0G\n"
     expected = hashlib.sha256(b"env\nbuild\nsnippets/a/x.py\0" + x.read_bytes() + helpers).hexdigest()
     assert Store(root, environment="env").run_key("snippets/a/x.py") == "build-" + expected
+
+
+def test_a_run_saved_one_way_is_loaded_only_that_way(root):
+    """A run saved under a kind (a diagram's run, with its `then` code) is not the build's run of the same
+    snippet. Catches save_run or load_run keying every kind as the build's: a page would show the
+    diagram run's output, or a diagram the block's."""
+    example = Example(root, "snippets/a/x.py")
+    store = Store(root)
+    store.save_run(example, Run(output="drawn\n", exit_code=0), kind="graph")
+    assert store.load_run(example) is None
+    assert store.load_run(example, kind="graph") == Run(output="drawn\n", exit_code=0)
