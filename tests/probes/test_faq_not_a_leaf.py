@@ -67,13 +67,14 @@ def test_every_torch_optimizer_refuses_a_non_leaf_unless_it_retains_its_gradient
     ],
 )
 def test_a_move_on_the_cpu_keeps_the_leaf_unless_the_dtype_changes(move, stays_a_leaf):
-    """Sentences: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf' and 'the
-    `.to(device)` form of this bug tends to appear once the code runs on a GPU (on the CPU, a `.to()`
-    that changes the dtype does it too, and so does `.to("cpu:0")`)'. Counter-case: `.to("cpu", copy=True)`, a
+    """Sentences: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf' and 'On the CPU, a
+    `.to()` that changes the dtype gives a non-leaf, and so does `.to("cpu:0")`' (before, it began 'the
+    `.to(device)` form of this bug tends to appear once the code runs on a GPU', which no page can show: cut).
+    Counter-case: `.to("cpu", copy=True)`, a
     copy (it broke the words before, 'Moving a CPU tensor to "cpu" returns the tensor itself'). Before:
     without `.to("cpu:0")`, a device a CPU tensor's `cpu` does not equal (reader 9, L1)."""
     assert_on_page(PAGE, '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf')
-    assert_on_page(PAGE, '(on the CPU, a `.to()` that changes the dtype does it too, and so does `.to("cpu:0")`)')
+    assert_on_page(PAGE, 'On the CPU, a\n`.to()` that changes the dtype gives a non-leaf, and so does `.to("cpu:0")`.')
     w = torch.randn(3, requires_grad=True)
     assert move(w).is_leaf is stays_a_leaf
 
