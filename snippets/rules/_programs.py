@@ -656,6 +656,25 @@ def _after(first: str, then: str) -> Callable[[Run], bool]:
     )
 
 
+
+def _chunk_sibling_retains(kind: str) -> Callable[[Run], bool]:
+    """A `kind` step (backward, grad) whose inputs list a chunk() output while a sibling of it, sharing
+    its grad_fn, retains its grad."""
+    return lambda run: any(
+        s.line.kind == kind
+        and not s.error
+        and any(
+            f.retains_grad
+            and f.grad_fn is s.before[n].grad_fn
+            and f.tensor is not s.before[n].tensor
+            for n in s.line.inputs[1:]
+            if n in s.before and s.before[n].grad_fn is not None
+            for f in s.before.values()
+        )
+        for s in run.steps
+    )
+
+
 CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
     "a factory": _has(r"= torch\.randn\(2, 3\)$"),
     "a factory with requires_grad=True": _has(r"= torch\.randn\(2, 3, requires_grad=True\)"),
@@ -689,32 +708,8 @@ CONSTRUCTS: dict[str, Callable[[Run], bool]] = {
         and any(v.line.kind == "view" and v.line.grad_mode and v.line.inputs[0] == s.line.target for v in run.before(s))
         for s in run.steps
     ),
-    "backward(inputs=...) listing a chunk() output whose sibling retains grad": lambda run: any(
-        s.line.kind == "backward"
-        and not s.error
-        and any(
-            f.retains_grad
-            and f.grad_fn is s.before[n].grad_fn
-            and f.tensor is not s.before[n].tensor
-            for n in s.line.inputs[1:]
-            if n in s.before and s.before[n].grad_fn is not None
-            for f in s.before.values()
-        )
-        for s in run.steps
-    ),
-    "torch.autograd.grad() of a chunk() output whose sibling retains grad": lambda run: any(
-        s.line.kind == "grad"
-        and not s.error
-        and any(
-            f.retains_grad
-            and f.grad_fn is s.before[n].grad_fn
-            and f.tensor is not s.before[n].tensor
-            for n in s.line.inputs[1:]
-            if n in s.before and s.before[n].grad_fn is not None
-            for f in s.before.values()
-        )
-        for s in run.steps
-    ),
+    "backward(inputs=...) listing a chunk() output whose sibling retains grad": _chunk_sibling_retains("backward"),
+    "torch.autograd.grad() of a chunk() output whose sibling retains grad": _chunk_sibling_retains("grad"),
     "requires_grad_() on a base that has views": lambda run: any(
         s.line.kind == "requires_grad_"
         and s.line.form == ""
