@@ -405,12 +405,13 @@ def a_second_backward_adds(run: Run):
 
     --8<-- [start:rule-8]
     **A second `backward()` adds into `.grad`.** The same pass
-    (without `inputs=`) run twice, the first with `retain_graph=True`,
-    adds the same gradient into every `.grad` again, unless a hook of
-    yours changes it. No other tensor gets one. `create_graph=True`
-    keeps the graph as well, but it is for gradients of gradients: it
-    records the pass, so a `.grad` computed from tensors that require
-    grad requires grad, and torch warns, once per process, of a
+    (without `inputs=`) run twice in a row, the first with
+    `retain_graph=True`, adds the same gradient into every `.grad`
+    again, unless a hook of yours changes it. No other tensor gets
+    one. `create_graph=True` also keeps the graph, for gradients of
+    gradients: it records the pass, so a `.grad` computed from tensors
+    that require grad requires grad, and torch warns, once per
+    process, of a
     [reference
     cycle](/faq/backward-options.md#create-graph-reference-cycle).
     [Rule 8, checked](/rules.md#rule-8).

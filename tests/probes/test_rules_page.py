@@ -663,8 +663,32 @@ def test_rule_9_backward_inputs_runs_a_listed_non_leaf_s_own_grad_fn():
     assert "Trying to backward through the graph a second time" in raises(lambda: loss.backward(inputs=[b]))
 
 
+def test_rule_8_holds_for_two_passes_in_a_row_only():
+    """Rule 8: 'The same pass (without `inputs=`) run twice in a row, the first with `retain_graph=True`,
+    adds the same gradient into every `.grad` again, unless a hook of yours changes it. No other tensor
+    gets one.' Before: '... run twice, ...', loose (reader 13, L4 and L5): a write through `.data`
+    between the passes changes what the second adds, and `retain_grad()` called between them gives that
+    tensor a `.grad` on the second pass. Those two counter-cases, and the passes in a row."""
+    import torch
+
+    rule_says("The same pass (without `inputs=`) run twice in a row, the first with `retain_graph=True`,")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * a
+    y = b.sum()
+    y.backward(retain_graph=True)
+    first = a.grad.clone()
+    y.backward(retain_graph=True)
+    assert torch.equal(a.grad, 2 * first) and b.grad is None  # in a row: the same again, nothing else
+    a.data.mul_(2)
+    y.backward(retain_graph=True)
+    assert not torch.equal(a.grad - 2 * first, first)  # a write between: another gradient
+    b.retain_grad()
+    y.backward()
+    assert b.grad is not None  # retain_grad() between: b gets one
+
+
 def test_rule_8_create_graph_records_the_pass_and_warns_of_a_cycle():
-    """Rule 8: '`create_graph=True` keeps the graph as well, but it is for gradients of gradients: it records
+    """Rule 8: '`create_graph=True` also keeps the graph, for gradients of gradients: it records
     the pass, so a `.grad` computed from tensors that require grad requires grad, and torch warns of a
     reference cycle'. Before: `create_graph=True` as another way to get retain_graph's effect, without
     the warning or the `.grad` that requires grad. Counter-case: a gradient that is a constant (x * 3)."""
@@ -672,7 +696,7 @@ def test_rule_8_create_graph_records_the_pass_and_warns_of_a_cycle():
 
     import torch
 
-    rule_says("`create_graph=True` keeps the graph as well, but it is for gradients of gradients: it records")
+    rule_says("`create_graph=True` also keeps the graph, for gradients of gradients: it records the pass")
     rule_says(
         "so a `.grad` computed from tensors that require grad requires grad, and torch warns, once per process, of a"
     )
