@@ -45,15 +45,23 @@ def colab_url(repository: str, branch: str, notebook_uri: str) -> str:
 class Colab(Feature):
     order = 70  # after the features that make the notebooks
 
-    def __init__(self, repository: str, branch: str, versions_page: str = "", printed_by: str = "") -> None:
+    def __init__(
+        self,
+        repository: str,
+        branch: str,
+        versions_page: str = "",
+        printed_by: str = "",
+        notebooks: dict[str, str] | None = None,
+    ) -> None:
         self.repository = repository
         self.branch = branch
         self.versions_page = versions_page
         """The page (its source, e.g. `versions.md`) that lists what other torch releases print."""
         self.printed_by = printed_by
         """What printed the outputs, as the build names it: "torch 2.13.0" (Build.printed_by)."""
-        self.notebooks: dict[str, str] = {}
-        """A page's source -> its notebook's path in the site, filled by the features that make them."""
+        self.notebooks: dict[str, str] = {} if notebooks is None else notebooks
+        """A page's source -> its notebook's path in the site: the build's (`Build.notebooks`), which the
+        features that make notebooks fill before this one reads it."""
 
     def on_files(self, files, config) -> None:
         if self.repository:

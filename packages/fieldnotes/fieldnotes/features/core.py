@@ -38,8 +38,8 @@ def features(build: Build, config) -> list[Feature]:
         found.append(MessageSearch(build))
     if options.colab.enabled:
         colab = options.colab
-        found.append(Colab(repository(colab.repository), colab.branch, colab.versions_page, build.printed_by))
-        found[-1].notebooks = build.notebooks  # filled by the features that make notebooks, before it
+        where = repository(colab.repository)
+        found.append(Colab(where, colab.branch, colab.versions_page, build.printed_by, build.notebooks))
     if options.links.enabled:
         found.append(LinkCheck(build.store))
     jupyter = config.plugins.get(JUPYTER_PLUGIN)
