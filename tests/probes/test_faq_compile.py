@@ -120,14 +120,12 @@ def test_retain_grad_called_after_the_compiled_call_on_a_stored_tensor_does_not_
 
 def test_after_the_first_call_only_the_submodules_new_hooks_are_skipped(dynamo):
     """Sentences: 'Module hooks (forward or backward) added to a submodule (here `net.l2`) after the first
-    compiled call are ignored by later compiled calls' and '(Hooks added then to `net` itself, the module
-    given to `torch.compile`, did run in its next compiled call.)'; the description's 'module hooks added
-    to a submodule after the first compiled call'. Counter-case: hooks on `net` itself, added at the same
+    compiled call are ignored by later compiled calls'; the description's 'module hooks added to a
+    submodule after the first compiled call'. Counter-case: hooks on `net` itself, added at the same
     time as one on `net.l2` (the words said "module hooks added after the first compiled call" before)."""
     import warnings
 
     assert_on_page(PAGE, "Module hooks (forward or backward) added to a submodule (here `net.l2`) after the first")
-    assert_on_page(PAGE, "(Hooks added then to `net` itself, the module given to `torch.compile`, did run")
     assert_on_page(PAGE, "module hooks added to a submodule after the first compiled call, retain_grad")
     net = Net()
     compiled = torch.compile(net, backend="aot_eager")
@@ -143,14 +141,12 @@ def test_after_the_first_call_only_the_submodules_new_hooks_are_skipped(dynamo):
     assert fired == ["net forward", "net backward"], fired
 
 
-def test_a_second_instance_skips_only_its_submodules_hooks_and_not_always(dynamo):
+def test_a_second_instance_skips_its_submodules_hook(dynamo):
     """Sentence: 'the backward hook registered on its submodule `second.l2` *before* compiling it never
-    fired ... (A hook on `second` itself did fire; so did hooks on `second.l2` when the first instance had
-    been compiled with a hook on its own `l2`.)'. Counter-cases: a hook on `second` itself, and a first
-    instance compiled with a hook on its `l2` (the words said "a second instance of a class already
-    compiled" before, without either)."""
+    fired'. Control: a hook on `second` itself fires in the same calls, so the compiled call did run
+    hooks. (The words on that hook and on a first instance compiled with a hook on its `l2`, where
+    `second.l2`'s hooks fire, were cut: no example on the page showed them.)"""
     assert_on_page(PAGE, "registered on its submodule `second.l2` *before* compiling it never fired")
-    assert_on_page(PAGE, "so did hooks on `second.l2` when the first")
     x = torch.randn(3, 4)
     torch.compile(Net(), backend="aot_eager")(x).sum().backward()
     second, fired = Net(), []
@@ -158,32 +154,3 @@ def test_a_second_instance_skips_only_its_submodules_hooks_and_not_always(dynamo
     second.l2.register_full_backward_hook(lambda *a: fired.append("second.l2 backward"))
     torch.compile(second, backend="aot_eager")(x).sum().backward()
     assert fired == ["second forward"], fired
-    torch.compiler.reset()
-    first = Net()
-    first.l2.register_forward_hook(lambda *a: None)
-    torch.compile(first, backend="aot_eager")(x).sum().backward()
-    second, fired = Net(), []
-    second.l2.register_forward_hook(lambda *a: fired.append("second.l2 forward"))
-    second.l2.register_full_backward_hook(lambda *a: fired.append("second.l2 backward"))
-    torch.compile(second, backend="aot_eager")(x).sum().backward()
-    assert fired == ["second.l2 forward", "second.l2 backward"], fired
-
-
-def test_retain_grad_then_a_hook_agrees_with_eager_mode(dynamo):
-    """Sentence: 'a hook that changes a gradient, registered before `retain_grad()` on the same tensor,
-    disagrees with eager mode (registered the other way round, they agreed)'. Counter-case: the other
-    order, `retain_grad()` first (the words said any hook and `retain_grad()` disagree before)."""
-    assert_on_page(PAGE, "registered before `retain_grad()` on the same tensor, disagrees with eager mode")
-
-    def f(x, w):
-        h = x * w
-        h.retain_grad()
-        h.register_hook(lambda grad: torch.ones_like(grad))
-        return h.sin().sum(), h
-
-    x = torch.randn(4)
-    for fn in (f, torch.compile(f, backend="aot_eager")):
-        w = torch.ones(4, requires_grad=True)
-        loss, h = fn(x, w)
-        loss.backward()
-        assert torch.equal(h.grad, torch.ones(4)), h.grad

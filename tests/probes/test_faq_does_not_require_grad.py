@@ -19,9 +19,9 @@ MESSAGE = "of tensors does not require grad and does not have a grad_fn"
 
 
 def test_element_index_is_the_position_among_the_tensors_given():
-    """Sentence: '`torch.autograd.backward([loss1, loss2])` with the second one outside the graph says
-    `element 1`.' Counter-case: the first tensor is the one outside the graph (then it is element 0)."""
-    assert_on_page(PAGE, "with the second one outside the graph says `element 1`")
+    """Sentence: '"Element 0" is the loss's position among the tensors `backward` was given'. Counter-cases:
+    two tensors given, the second outside the graph (element 1), then the first (element 0)."""
+    assert_on_page(PAGE, '"Element 0" is the loss\'s position among the tensors `backward` was given')
     w = torch.randn(3, requires_grad=True)
     inside, outside = (w * 2).sum(), torch.tensor(1.0)
     assert raises(lambda: torch.autograd.backward([inside, outside])) == f"element 1 {MESSAGE}"
@@ -70,24 +70,6 @@ def test_a_frozen_model_raises_only_with_an_input_that_does_not_require_grad():
     x.requires_grad_()
     model(x).sum().backward()
     assert x.grad is not None and model.weight.grad is None
-
-
-def test_numpy_refuses_a_tensor_that_requires_grad():
-    """Sentence: '`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass
-    `force=True`'. Counter-cases: a non-leaf, and a leaf, that require grad (both refused); the same
-    under no_grad() and inference_mode(), and with force=True, all accepted (the words without the
-    "unless" said refused)."""
-    assert_on_page(
-        PAGE, "(`.numpy()` refuses a tensor that requires grad, unless grad mode is off or you pass `force=True`"
-    )
-    w = torch.randn(3, requires_grad=True)
-    for tensor in (w, w * 2):
-        assert "Can't call numpy() on Tensor that requires grad" in raises(tensor.numpy)
-        assert tensor.numpy(force=True).shape == (3,)
-        with torch.no_grad():
-            assert tensor.numpy().shape == (3,)
-        with torch.inference_mode():
-            assert tensor.numpy().shape == (3,)
 
 
 def test_nothing_under_no_grad_is_recorded_but_in_enable_grad():

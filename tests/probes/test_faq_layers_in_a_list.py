@@ -1,6 +1,5 @@
 """Probes of the general sentences on faq/layers-in-a-list.md. Counter-cases: each container nn.Module
-registers and each it does not (list, dict, tuple), the optimizer given nothing, and the module methods
-that skip listed layers (double, to, eval, zero_grad)."""
+registers and each it does not (list, dict, tuple), and the optimizer given nothing."""
 
 from __future__ import annotations
 
@@ -59,25 +58,6 @@ def test_an_optimizer_given_no_parameters_raises_and_backward_still_fills_grad()
     net = _holding(lambda layer: [layer])
     net.layers[0](torch.ones(1, 2)).sum().backward()
     assert net.layers[0].weight.grad is not None
-
-
-def test_module_methods_skip_listed_layers():
-    """Sentence: '`net.double()` and `net.to(...)` leave them as they were, `net.eval()` leaves them in
-    training mode, and `net.zero_grad()` leaves their `.grad`'. Counter-case: the same layer in a
-    ModuleList is converted, switched and zeroed."""
-    assert_on_page(PAGE, "`net.eval()` leaves them in training mode, and `net.zero_grad()` leaves their `.grad`")
-    for make, reached in ((lambda layer: [layer], False), (lambda layer: nn.ModuleList([layer]), True)):
-        net = _holding(make)
-        layer = net.layers[0]
-        layer(torch.ones(1, 2)).sum().backward()
-        net.zero_grad()
-        assert (layer.weight.grad is None) is reached
-        net.eval()
-        assert layer.training is not reached
-        net.double()
-        assert (layer.weight.dtype == torch.float64) is reached
-        net.to(torch.float16)
-        assert (layer.weight.dtype == torch.float16) is reached
 
 
 def test_module_list_registers_under_the_index():

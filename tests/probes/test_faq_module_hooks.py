@@ -1,5 +1,5 @@
-"""Probes of the general sentences on faq/module-hooks.md. Counter-cases: a one-operation module, a
-Linear on a non-leaf input, the hook's output under no_grad()."""
+"""Probes of the general sentences on faq/module-hooks.md. Counter-cases: the hook's output under
+no_grad(), a frozen first layer, the old hook before an in-place ReLU."""
 
 from __future__ import annotations
 
@@ -11,42 +11,6 @@ import torch.nn as nn
 from tests.probes._sentence import assert_on_page
 
 PAGE = "faq/module-hooks.md"
-DEPRECATED = "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated"
-
-
-def _warns(module, *x) -> bool:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module.register_backward_hook(lambda *args: None)
-        module(*x).sum().backward()
-    return any(DEPRECATED in str(w.message) for w in caught)
-
-
-def test_when_the_non_full_hook_warning_appears():
-    """Sentence: 'For a module given only tensors that require grad and returning one tensor, it appears
-    whenever the nodes the output's `grad_fn` links to (its `next_functions`) are not exactly the `grad_fn`s
-    of the module's inputs:' (before: without its first clause, which an input that does not require grad
-    breaks, reader 4, L8: its None in `next_functions` warns though the nodes match; a tuple from two nodes
-    warns otherwise): with a forward of several operations, ..., but also with
-    a single `nn.Linear` ... or a single `nn.Tanh` applied to a leaf ...; a single `nn.Tanh` applied to an
-    intermediate does not warn.' Before: 'whenever the inputs of the module's last autograd operation are
-    not exactly the module's inputs', which Tanh on a leaf breaks (they are, and it warns). Counter-case:
-    nn.Tanh on a non-leaf (no warning)."""
-    assert_on_page(PAGE, "For a module given only tensors that require grad and returning one tensor, it appears")
-    assert_on_page(PAGE, "are not exactly the `grad_fn`s of the module's inputs")
-
-    class Add(nn.Module):
-        def forward(self, a, b):
-            return a + b
-
-    assert_on_page(PAGE, "a single `nn.Tanh` applied to an intermediate does not warn")
-    leaf = torch.randn(3, 4, requires_grad=True)
-    assert _warns(nn.Sequential(nn.Linear(4, 4), nn.ReLU()), leaf)
-    assert _warns(nn.Linear(4, 2), leaf * 1)
-    assert _warns(nn.Tanh(), leaf)
-    assert not _warns(nn.Tanh(), leaf * 1)
-    assert _warns(Add(), leaf * 1, torch.randn(3, 4))  # outside the words: the nodes match, and it warns
-    assert not _warns(Add(), leaf * 1, leaf * 2)
 
 
 def test_a_full_backward_hook_returns_a_view_from_backward_hook_function():

@@ -1,6 +1,6 @@
 """Probes of the general sentences on faq/training-loop.md. Counter-cases: other numbers of micro-batches,
-unequal micro-batches weighted by their share, the gradient reaching the layer before a frozen one, SGD
-with momentum only, weight decay only, neither, and the optimizer built from the trainable parameters."""
+the gradient reaching the layer before a frozen one, SGD with momentum only, weight decay only, and the
+optimizer built from the trainable parameters."""
 
 from __future__ import annotations
 
@@ -65,21 +65,6 @@ def test_scaled_micro_batches_give_the_batch_gradient_and_unscaled_k_times_it(mi
     assert not torch.allclose(accumulated, normed[0].weight.grad, atol=1e-3)
 
 
-def test_unequal_micro_batches_weighted_by_their_share():
-    """Sentence: 'With micro-batches of unequal sizes, weight each loss by its share of the samples
-    instead (`len(xb) / len(x)`)'. Counter-case: dividing by their number is then wrong."""
-    assert_on_page(PAGE, "weight each loss by its share of the samples instead (`len(xb) / len(x)`)")
-    model, x, y = _model_and_batch()
-    sizes = [2, 4, 6]
-    for xb, yb in zip(x.split(sizes), y.split(sizes), strict=True):
-        (mse(model(xb), yb) * len(xb) / len(x)).backward()
-    assert torch.allclose(model.weight.grad, _full(), atol=1e-6)
-    model, x, y = _model_and_batch()
-    for xb, yb in zip(x.split(sizes), y.split(sizes), strict=True):
-        (mse(model(xb), yb) / 3).backward()
-    assert not torch.allclose(model.weight.grad, _full(), atol=1e-4)
-
-
 def test_zero_grad_inside_the_loop_keeps_only_the_last_micro_batch():
     """Sentence: '`zero_grad()` inside the loop drops every micro-batch's gradient but the last'."""
     assert_on_page(PAGE, "`zero_grad()` inside the loop drops every micro-batch's gradient but the last")
@@ -127,16 +112,14 @@ def _moves(momentum, weight_decay, set_to_none):
 def test_sgd_steps_a_zero_grad_with_momentum_or_weight_decay_and_skips_none():
     """Sentences: '`torch.optim.SGD` skips a parameter whose `.grad` is None, and steps one whose `.grad` is
     a tensor, zeros included: the momentum buffer the earlier steps built keeps moving it, and weight decay
-    adds `weight_decay * p` to its zero gradient' and 'Without momentum or weight decay, SGD's step on a
-    zero gradient leaves `p` where it was.'"""
+    adds `weight_decay * p` to its zero gradient'. Counter-case: the default set_to_none=True (None
+    is skipped: no move, with momentum, weight decay or both)."""
     assert_on_page(
         PAGE,
         "`torch.optim.SGD` skips a parameter whose `.grad` is None, and steps one whose `.grad` is a tensor"
     )
-    assert_on_page(PAGE, "Without momentum or weight decay, SGD's step on a zero gradient leaves `p` where it was.")
     assert _moves(0.9, 0.0, set_to_none=False)
     assert _moves(0.0, 0.01, set_to_none=False)
-    assert not _moves(0.0, 0.0, set_to_none=False)
     for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.01), (0.9, 0.01)):
         assert not _moves(momentum, weight_decay, set_to_none=True)
 
