@@ -131,7 +131,7 @@ def output_drift(
     missing: str,
     record: str,
     review: str,
-    likely: str = "",
+    likely: str,
 ) -> str | None:
     """The build's message for an output `run` printed against the `expected` one, or None if they are the
     same: what printed it (`subject`: "snippets/x.py", "block [name]"), the diff between the `labels`, why

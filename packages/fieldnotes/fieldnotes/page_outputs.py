@@ -140,4 +140,5 @@ def drift(
         missing=f"{where} is missing" if recorded is None else f"{where} has no [{name}]",
         record=record_command.replace("{snippet}", page),
         review=where,
+        likely="",  # a page block has no torch of its own to blame
     )
