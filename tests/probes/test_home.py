@@ -23,7 +23,7 @@ def test_a_leaf_is_a_tensor_with_no_recorded_operation():
     `None`), such as a weight you created.' Counter-cases: results of operations autograd did not record
     (on data, under no_grad(), detach()) are leaves too; every result it recorded is not."""
     assert_on_page(
-        PAGE, "A **leaf** is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)"
+        PAGE, "A **leaf** is a tensor that autograd holds no recorded operation for (its [`grad_fn`]"
     )
     w = torch.ones(2, requires_grad=True)
     with torch.no_grad():

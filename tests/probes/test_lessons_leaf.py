@@ -54,7 +54,11 @@ def test_a_leaf_is_a_tensor_without_a_recorded_operation(page):
     Before: 'a tensor no recorded operation produced' (index: 'that no recorded operation produced'),
     which `(w * 1).detach_()` breaks: a recorded operation produced it, and it is a leaf. Counter-cases:
     every way of making a tensor above, `is_leaf` against `grad_fn is None`."""
-    assert_on_page(page, "is a tensor that autograd holds no recorded operation for (its `grad_fn` is `None`)")
+    assert_on_page(
+        page,
+        "is a tensor that autograd holds no recorded operation for"
+        " (its [`grad_fn`](inside-the-graph.md#reading-grad_fn) is `None`)",
+    )
     broken = {
         name: (t.is_leaf, t.grad_fn) for name, t in made_several_ways().items() if t.is_leaf != (t.grad_fn is None)
     }

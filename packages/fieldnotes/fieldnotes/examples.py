@@ -106,33 +106,56 @@ def drift(
     `printed_by` names what printed it in the diff ("torch 2.13.0", the default); `record_command` is
     how the project records outputs (the plugin's `record_command`), `{snippet}` in it standing for this
     example's path, so that the message names the command that records just this one."""
-    record_command = record_command.replace("{snippet}", example.snippet)
-    recorded = example.recorded()
-    if recorded is None:
-        return (
-            f"{example.snippet} has no recorded output ({example.recorded_path} is missing).\n"
-            f"It printed:\n{_indent(run.output)}\n"
-            f"If that is right, record it with: {record_command}"
-        )
-    if run.output == recorded:
-        return None
-    raised = run.exit_code != 0 and "Traceback (most recent call last):" not in recorded
-    headline = (
-        f"{example.snippet} raised an exception (exit code {run.exit_code}); its recorded output shows none."
-        if raised
-        else f"{example.snippet} printed something other than its recorded output."
-    )
     upgraded = f"a {printed_by.split()[0]}" if printed_by else "a torch"
+    return output_drift(
+        example.snippet,
+        example.recorded(),
+        run,
+        labels=(
+            f"{example.recorded_path} (recorded)",
+            f"{example.snippet} (printed by {printed_by or f'torch {torch_version()}'})",
+        ),
+        missing=f"{example.recorded_path} is missing",
+        record=record_command.replace("{snippet}", example.snippet),
+        review=example.recorded_path,
+        likely=f" (say, after {upgraded} upgrade)",
+    )
+
+
+def output_drift(
+    subject: str,
+    expected: str | None,
+    run: Run,
+    *,
+    labels: tuple[str, str],
+    missing: str,
+    record: str,
+    review: str,
+    likely: str,
+) -> str | None:
+    """The build's message for an output `run` printed against the `expected` one, or None if they are the
+    same: what printed it (`subject`: "snippets/x.py", "block [name]"), the diff between the `labels`, why
+    nothing is recorded (`missing`), the command that `record`s it, the file to `review`, and the `likely`
+    reason for a change (" (say, after a torch upgrade)")."""
+    if expected is None:
+        return (
+            f"{subject} has no recorded output ({missing}).\nIt printed:\n{_indent(run.output)}\n"
+            f"If that is right, record it with: {record}"
+        )
+    if run.output == expected:
+        return None
+    raised = run.exit_code != 0 and "Traceback (most recent call last):" not in expected
+    headline = (
+        f"{subject} raised an exception (exit code {run.exit_code}); its recorded output shows none."
+        if raised
+        else f"{subject} printed something other than its recorded output."
+    )
     diff = difflib.unified_diff(
-        recorded.splitlines(keepends=True),
-        run.output.splitlines(keepends=True),
-        fromfile=f"{example.recorded_path} (recorded)",
-        tofile=f"{example.snippet} (printed by {printed_by or f'torch {torch_version()}'})",
+        expected.splitlines(keepends=True), run.output.splitlines(keepends=True), fromfile=labels[0], tofile=labels[1]
     )
     return (
         f"{headline}\n{_indent(''.join(diff))}\n"
-        f"If the new output is intended (say, after {upgraded} upgrade), re-record it with: "
-        f"{record_command}, and review the diff of {example.recorded_path}."
+        f"If the new output is intended{likely}, re-record it with: {record}, and review the diff of {review}."
     )
 
 

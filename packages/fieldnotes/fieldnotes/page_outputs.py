@@ -19,12 +19,12 @@ not end with a newline is followed by `\\ no newline at end of output`.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldnotes.examples import output_drift
 from fieldnotes.runner import Run
 
 SUFFIX = ".out"
@@ -131,34 +131,14 @@ def drift(
 ) -> str | None:
     """What is wrong with this run of the page's block `name`, given the page's recorded outputs; or None.
     The page's line is the warning's to give."""
-    record_command = record_command.replace("{snippet}", page)
     where = outputs_path(page)
-    expected = None if recorded is None else recorded.get(name)
-    if expected is None:
-        missing = f"{where} is missing" if recorded is None else f"{where} has no [{name}]"
-        return (
-            f"block [{name}] has no recorded output ({missing}).\nIt printed:\n{_indented(run.output)}\n"
-            f"If that is right, record it with: {record_command}"
-        )
-    if run.output == expected:
-        return None
-    raised = run.exit_code != 0 and "Traceback (most recent call last):" not in expected
-    headline = (
-        f"block [{name}] raised an exception (exit code {run.exit_code}); its recorded output shows none."
-        if raised
-        else f"block [{name}] printed something other than its recorded output."
+    return output_drift(
+        f"block [{name}]",
+        None if recorded is None else recorded.get(name),
+        run,
+        labels=(f"{where} [{name}] (recorded)", f"{page} [{name}] (printed by {printed_by})"),
+        missing=f"{where} is missing" if recorded is None else f"{where} has no [{name}]",
+        record=record_command.replace("{snippet}", page),
+        review=where,
+        likely="",  # a page block has no torch of its own to blame
     )
-    diff = difflib.unified_diff(
-        expected.splitlines(keepends=True),
-        run.output.splitlines(keepends=True),
-        fromfile=f"{where} [{name}] (recorded)",
-        tofile=f"{page} [{name}] (printed by {printed_by})",
-    )
-    return (
-        f"{headline}\n{_indented(''.join(diff))}\n"
-        f"If the new output is intended, re-record it with: {record_command}, and review the diff of {where}."
-    )
-
-
-def _indented(text: str) -> str:
-    return "".join(f"    {line}" for line in text.splitlines(keepends=True)).rstrip("\n")
