@@ -658,6 +658,20 @@ RULES = {
 # taken before its base required grad, used by the loss; a chunk() output
 # listed in backward(inputs=) while its sibling retains its grad; the same
 # output as autograd.grad's input.
+CHUNK_SIBLING_RETAINS = [
+        Line("t0 = torch.randn(2, 3, requires_grad=True)", "make", "t0"),
+        Line("t1 = t0 * 2", "op", "t1", ("t0",), "{a} * 2"),
+        Line(
+            "t2, t3 = t1.chunk(2, 1)",
+            "chunk",
+            "t2",
+            ("t1",),
+            "{a}.chunk(2, 1)",
+            defines=("t2", "t3"),
+        ),
+        Line("t3.retain_grad()", "retain_grad", "t3"),
+        Line("out = t2.sum() + t3.sum()", "out", "out", ("t2", "t3")),
+]
 WRITTEN = [
     [
         Line("t0 = torch.zeros(2, 3)", "make", "t0"),
@@ -666,19 +680,8 @@ WRITTEN = [
         Line("out = t1.sum() + t0.sum()", "out", "out", ("t1", "t0")),
         Line("out.backward()", "backward", "out", ("out",)),
     ],
-    [
-        Line("t0 = torch.randn(2, 3, requires_grad=True)", "make", "t0"),
-        Line("t1 = t0 * 2", "op", "t1", ("t0",), "{a} * 2"),
-        Line(
-            "t2, t3 = t1.chunk(2, 1)",
-            "chunk",
-            "t2",
-            ("t1",),
-            "{a}.chunk(2, 1)",
-            defines=("t2", "t3"),
-        ),
-        Line("t3.retain_grad()", "retain_grad", "t3"),
-        Line("out = t2.sum() + t3.sum()", "out", "out", ("t2", "t3")),
+    CHUNK_SIBLING_RETAINS
+    + [
         Line(
             "out.backward(inputs=[t2])",
             "backward",
@@ -687,19 +690,8 @@ WRITTEN = [
             "inputs=[t2]",
         ),
     ],
-    [
-        Line("t0 = torch.randn(2, 3, requires_grad=True)", "make", "t0"),
-        Line("t1 = t0 * 2", "op", "t1", ("t0",), "{a} * 2"),
-        Line(
-            "t2, t3 = t1.chunk(2, 1)",
-            "chunk",
-            "t2",
-            ("t1",),
-            "{a}.chunk(2, 1)",
-            defines=("t2", "t3"),
-        ),
-        Line("t3.retain_grad()", "retain_grad", "t3"),
-        Line("out = t2.sum() + t3.sum()", "out", "out", ("t2", "t3")),
+    CHUNK_SIBLING_RETAINS
+    + [
         Line(
             "grads = torch.autograd.grad(out, [t2], allow_unused=True)",
             "grad",
