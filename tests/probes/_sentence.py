@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from tests.conftest import ROOT
 
+RULES_PY = "snippets/rules/rules.py"
+"""Where the rules' words live once; pages include them from there."""
+
+
+def rule_says(words: str) -> None:
+    """The quoted words are in a rule's text (whitespace aside)."""
+    text = " ".join((ROOT / RULES_PY).read_text(encoding="utf-8").split())
+    assert " ".join(words.split()) in text, f"rules.py no longer says {words!r}: try the new wording"
+
 
 def prose(page: str) -> str:
     """The page's Markdown with line breaks and runs of spaces collapsed, as a reader sees the text."""

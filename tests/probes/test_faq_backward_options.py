@@ -10,9 +10,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from tests.conftest import ROOT
 from tests.probes._lesson_text import printed_by
-from tests.probes._sentence import assert_on_page, prose, raises
+from tests.probes._sentence import assert_on_page, prose, raises, rule_says
 
 PAGE = "faq/backward-options.md"
 
@@ -28,8 +27,7 @@ def test_inputs_fills_what_rule_4_says_a_no_grad_view_listed_gets_none():
     assert "accumulates a gradient into the `.grad` of the tensors listed" not in prose(PAGE)
     assert_on_page(PAGE, "Pass them as `inputs`, as in `c.backward(inputs=[b])` below; which `.grad` that fills is")
     assert_on_page(PAGE, "[rule 4](../rules.md#rule-4)")
-    rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
-    assert "A view taken with grad mode off or before its base required grad reads `requires_grad=True` yet" in rules
+    rule_says("A view taken with grad mode off or before its base required grad reads `requires_grad=True` yet")
     w = torch.randn(4, requires_grad=True)
     with torch.no_grad():
         v = w[:2]
@@ -198,8 +196,7 @@ def test_the_reference_cycle_warning_is_printed_once_per_process():
     calls in one process (one warning), with set_warn_always (one per call), autograd.grad (no warning). Rule 8
     says the same: 'torch warns, once per process, of a [reference cycle]' (before, without 'once per
     process': loose, reader 6)."""
-    rules = " ".join((ROOT / "snippets" / "rules" / "rules.py").read_text(encoding="utf-8").split())
-    assert "and torch warns, once per process, of a" in rules
+    rule_says("and torch warns, once per process, of a")
     assert_on_page(PAGE, "once per process unless\n`torch.set_warn_always(True)` is set")
     x = "x = torch.tensor(3.0, requires_grad=True)\n"
     assert _warnings_printed(x + "(x**3).backward(create_graph=True)\n" * 2) == 1

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.probes._lesson_text import NON_LEAF_WARNING, printed_by
-from tests.probes._sentence import raises, sentence_marker
+from tests.probes._sentence import RULES_PY, raises, rule_says, sentence_marker
 
 PAGE = ROOT / "docs" / "rules.md"
 RULES_DIR = ROOT / "snippets" / "rules"
@@ -176,14 +176,6 @@ def test_the_sweep_runs_the_entries_with_a_floating_cpu_sample_not_every_operato
 
 # The rules' own words, shown on this page from rules.py: probed over torch's operator database, as wide
 # as the words (tests/probes/_op_sweep.py), and on the case that broke each earlier wording.
-RULES_PY = "snippets/rules/rules.py"
-
-
-def rule_says(words: str) -> None:
-    text = " ".join((ROOT / RULES_PY).read_text(encoding="utf-8").split())
-    assert " ".join(words.split()) in text, f"rules.py no longer says {words!r}: try the new wording"
-
-
 def test_rule_1_a_view_taken_with_grad_mode_off_requires_grad_when_its_base_does():
     """Rule 1: 'A view taken with grad mode off requires grad when its base does.' Before: '..., yet gets
     no gradient before its own `requires_grad_()`', true but loose (reader 5, L1): a view taken with grad
