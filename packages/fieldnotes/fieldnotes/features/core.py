@@ -53,7 +53,7 @@ def features(build: Build, config) -> list[Feature]:
             # Imported only here: mkdocs-jupyter is slow to import, and a build without a notebook needs none of it.
             from fieldnotes.integrations.notebook_runs import NotebookRuns
 
-            found.append(NotebookRuns(build.scheduler))
+            found.append(NotebookRuns(build.scheduler, jupyter))
     return found
 
 

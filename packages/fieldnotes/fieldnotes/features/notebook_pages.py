@@ -26,7 +26,6 @@ from fieldnotes.features import Feature, notebook_html
 
 log = get_plugin_logger("notebook_hooks")
 
-JUPYTER_PLUGIN = "mkdocs-jupyter"
 _CODE = cache.code_digest(__file__, notebook_html.__file__)
 
 

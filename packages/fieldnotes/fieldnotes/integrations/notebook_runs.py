@@ -28,8 +28,6 @@ from fieldnotes import integrations, jobs
 from fieldnotes.features import Feature
 from fieldnotes.jobs import Scheduler
 
-JUPYTER_PLUGIN = "mkdocs-jupyter"
-
 # The arguments mkdocs-jupyter 0.26.3 passes to nb2html in on_pre_page (besides the path): any
 # difference means no hand-over.
 _ARGUMENTS = (
@@ -43,8 +41,10 @@ class NotebookRuns(Feature):
 
     order = 30  # after the diagrams' runs, before the examples': the exercise's page is rendered last
 
-    def __init__(self, scheduler: Scheduler) -> None:
+    def __init__(self, scheduler: Scheduler, jupyter_plugin=None) -> None:
         self.scheduler = scheduler
+        self.jupyter = jupyter_plugin
+        """mkdocs-jupyter's plugin of this build, whose notebooks `on_files` starts (or `start` is given one)."""
         self._pending: dict[str, tuple[dict, Future]] = {}
         self._convert = None  # mkdocs-jupyter's own nb2html while the hand-over is in place
         self._app = None  # mkdocs-jupyter's own get_nbconvert_app, likewise
@@ -66,7 +66,7 @@ class NotebookRuns(Feature):
         return app
 
     def on_files(self, files, config) -> None:
-        self.start(config.plugins[JUPYTER_PLUGIN], files)
+        self.start(self.jupyter, files)
 
     def start(self, jupyter_plugin, files) -> None:
         """Submit the conversion of each notebook page mkdocs-jupyter will execute."""
