@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from tests.probes._sentence import assert_on_page
+from tests.probes._sentence import assert_on_page, prose
 
 PAGE = "faq/not-a-leaf.md"
 
@@ -26,14 +26,13 @@ PAGE = "faq/not-a-leaf.md"
     ],
 )
 def test_a_move_on_the_cpu_keeps_the_leaf_unless_the_dtype_changes(move, stays_a_leaf):
-    """Sentences: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf' and 'On the CPU, a
-    `.to()` that changes the dtype gives a non-leaf, and so does `.to("cpu:0")`' (before, it began 'the
-    `.to(device)` form of this bug tends to appear once the code runs on a GPU', which no page can show: cut).
-    Counter-case: `.to("cpu", copy=True)`, a
-    copy (it broke the words before, 'Moving a CPU tensor to "cpu" returns the tensor itself'). Before:
-    without `.to("cpu:0")`, a device a CPU tensor's `cpu` does not equal (reader 9, L1)."""
+    """Sentence: '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf'. Counter-cases, moves
+    the words do not name: `.to("cpu", copy=True)`, a copy (it broke the words before, 'Moving a CPU tensor to
+    "cpu" returns the tensor itself'), another dtype, `"cpu:0"` (a device a CPU tensor's `cpu` does not
+    equal, reader 9, L1). Cut: 'On the CPU, a `.to()` that changes the dtype gives a non-leaf, and so does
+    `.to("cpu:0")`', which no example on the page showed and `.to(torch.int64)` breaks (a leaf)."""
     assert_on_page(PAGE, '`.to("cpu")` on a CPU tensor returns the tensor itself, still a leaf')
-    assert_on_page(PAGE, 'On the CPU, a\n`.to()` that changes the dtype gives a non-leaf, and so does `.to("cpu:0")`.')
+    assert "that changes the dtype gives a non-leaf" not in prose(PAGE)
     w = torch.randn(3, requires_grad=True)
     assert move(w).is_leaf is stays_a_leaf
 
